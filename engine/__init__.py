@@ -1,0 +1,31 @@
+"""The headless UrhoX runtime: Lua 5.4 (deterministic lupa build), the Urho3D-compatible API, the battery harness."""
+
+from ._engine import Engine, RunReport
+from ._errors import BadInputError, EngineError, SetupError
+from ._registry import Registry, default_registry, load_registry
+from ._runner import OUTCOMES, RunRequest, execute, run_in_subprocess
+from ._settings import SETTINGS, EngineSettings
+
+ENGINE_NAME = "grader-urhox-headless"
+ENGINE_VERSION = "0.1.0"
+API_VERSION = "1"
+
+__all__ = [
+    "API_VERSION",
+    "ENGINE_NAME",
+    "ENGINE_VERSION",
+    "OUTCOMES",
+    "SETTINGS",
+    "BadInputError",
+    "Engine",
+    "EngineError",
+    "EngineSettings",
+    "Registry",
+    "RunReport",
+    "RunRequest",
+    "SetupError",
+    "default_registry",
+    "execute",
+    "load_registry",
+    "run_in_subprocess",
+]

@@ -1,0 +1,191 @@
+"""The headless engine: one Lua state per run, a game folder, a virtual clock, and a battery harness."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from . import _lua
+from ._errors import BadInputError
+from ._files import ModuleResolver, read_tree
+from ._registry import Registry, default_registry
+from ._settings import EngineSettings
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+DEFAULT_ENTRY = "scripts/main.lua"
+
+
+@lru_cache(maxsize=1)
+def stock_resources() -> dict[str, Any]:
+    """Urho3D's stock resources and their headless metadata (engine/data/resources.json)."""
+    path = DATA_DIR / "resources.json"
+    if not path.exists():
+        return {}
+    return dict(json.loads(path.read_text(encoding="utf-8"))["resources"])
+
+
+def to_python(value: Any) -> Any:
+    """A Lua value as plain Python: tables with keys 1..n become lists, other tables dicts."""
+    if hasattr(value, "items") and callable(getattr(value, "items", None)) and not isinstance(value, dict):
+        items = list(value.items())
+        if not items:
+            return []
+        keys = [k for k, _ in items]
+        if all(isinstance(k, int) and not isinstance(k, bool) for k in keys) and sorted(keys) == list(
+            range(1, len(keys) + 1)
+        ):
+            return [to_python(v) for _, v in sorted(items)]
+        return {str(k): to_python(v) for k, v in sorted(items, key=lambda kv: str(kv[0]))}
+    return value
+
+
+@dataclass
+class RunReport:
+    """What one run did: how it ended, its frames, errors, log and missing API."""
+
+    outcome: str
+    frames: int
+    sim_seconds: float
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    missing_api: list[str] = field(default_factory=list)
+    exit_requested: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "frames": self.frames,
+            "sim_seconds": self.sim_seconds,
+            "errors": self.errors,
+            "log": self.log,
+            "missing_api": self.missing_api,
+            "exit_requested": self.exit_requested,
+        }
+
+
+class Engine:
+    """A game loaded into a fresh, sandboxed Lua state.
+
+    >>> engine = Engine(Path("mygame"))      # doctest: +SKIP
+    >>> engine.start(); engine.run_seconds(2.0); engine.report().outcome
+    """
+
+    def __init__(
+        self,
+        game_dir: Path,
+        settings: EngineSettings | None = None,
+        lib_dirs: Sequence[Path] = (),
+        entry: str = DEFAULT_ENTRY,
+        registry: Registry | None = None,
+    ) -> None:
+        self.settings = settings or EngineSettings()
+        self.game_dir = Path(game_dir)
+        self.files = read_tree(self.game_dir)
+        if entry not in self.files:
+            raise BadInputError(f"{self.game_dir / entry}: entry script not found")
+        for lib in lib_dirs:
+            if not Path(lib).is_dir():
+                raise BadInputError(f"{lib}: library folder not found")
+        self.entry = entry
+        self.resolver = ModuleResolver(self.files, [Path(p) for p in lib_dirs])
+        self.runtime = _lua.new_runtime(self.settings.memory_limit)
+        config = self.settings.as_dict()
+        config["safe_area"] = list(self.settings.safe_area)
+        config["entry"] = entry
+        host = {
+            "config": config,
+            "files": self.files,
+            "resources": stock_resources(),
+            "on_log": self._on_log,
+            "on_error": self._on_error,
+            "find_module": self.resolver.find,
+        }
+        self.E = _lua.boot(self.runtime, registry or default_registry(), host)
+        self.E.math.randomseed(self.settings.seed)
+        self.game_env = self.E.make_game_env()
+        self.E.game_env = self.game_env
+        self.E.install_hook()
+        self._battery_env: Any = None
+
+    # Host callbacks: kept trivial and deterministic (the log is read back from Lua state).
+    def _on_log(self, level: str, message: str) -> None:
+        return None
+
+    def _on_error(self, message: str) -> None:
+        return None
+
+    # Driving the game
+    def start(self) -> None:
+        self.E.harness.start()
+
+    def run_frames(self, frames: int) -> None:
+        self.E.harness.run_frames(frames)
+
+    def run_seconds(self, seconds: float) -> None:
+        self.E.harness.run(seconds)
+
+    def queue_input(self, event: dict[str, Any]) -> None:
+        self.E.queue_input(self.runtime.table_from(event))
+
+    @property
+    def frame(self) -> int:
+        return int(self.E.clock.frame)
+
+    def battery_env(self) -> Any:
+        if self._battery_env is None:
+            self._battery_env = self.E.make_battery_env()
+        return self._battery_env
+
+    def run_battery(self, source: str, chunkname: str) -> bool:
+        """Run battery Lua in its privileged environment; False if it could not be loaded or raised."""
+        env = self.battery_env()
+        loader = self.runtime.eval("function(src, name, env) return load(src, '@' .. name, 't', env) end")
+        fn, err = loader(source, chunkname, env)
+        if fn is None:
+            raise BadInputError(f"{chunkname}: {err}")
+        return bool(self.E.top(fn))
+
+    # Reading results
+    def report(self) -> RunReport:
+        state = self.E.state
+        missing = to_python(state.missing_order) or []
+        errors = to_python(state.errors) or []
+        aborted = state.aborted
+        if aborted in ("budget", "memory"):
+            outcome = str(aborted)
+        elif missing:
+            outcome = "missing_api"
+        elif errors:
+            outcome = "lua_error"
+        else:
+            outcome = "clean"
+        frames = int(self.E.clock.frame)
+        return RunReport(
+            outcome=outcome,
+            frames=frames,
+            sim_seconds=float(self.E.clock.elapsed),
+            errors=errors,
+            log=to_python(state.log) or [],
+            missing_api=missing,
+            exit_requested=bool(state.exit_requested),
+        )
+
+    def requirements(self) -> list[dict[str, Any]]:
+        results = self.E.results
+        order = to_python(results.order) or []
+        out = []
+        for rid in order:
+            req = to_python(results.requirements[rid])
+            req.setdefault("capabilities", [])
+            req["capabilities"] = req["capabilities"] or []
+            req["checks"] = req.get("checks") or []
+            out.append(req)
+        return out
+
+    def scene_dump(self) -> list[dict[str, Any]]:
+        """Every scene as nested nodes: name, id, local and world transforms, vars, tags, components."""
+        return to_python(self.E.dump_scenes()) or []

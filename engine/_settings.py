@@ -1,0 +1,63 @@
+"""Engine settings and limits: one table (name, default, help) feeds the CLI, the docs and the pinned profile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: Any
+    help: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("time_step", 1 / 60, "fixed simulated seconds per frame"),
+    Setting("instruction_budget", 2_000_000_000, "Lua VM instructions a run may execute (counted in steps of 1000)"),
+    Setting("memory_limit", 512 * 1024 * 1024, "bytes of Lua memory a run may hold"),
+    Setting("wall_seconds", 120.0, "wall-clock seconds before the run's process is killed"),
+    Setting("seed", 20261201, "seed of math.random and of Urho3D's Random()"),
+    Setting("epoch", 1767225600, "os.time() at frame 0 (seconds since 1970, UTC)"),
+    Setting("screen_width", 1280, "graphics width in pixels"),
+    Setting("screen_height", 720, "graphics height in pixels"),
+    Setting("dpr", 1.0, "device pixel ratio reported by graphics:GetDPR()"),
+    Setting("safe_area", (0, 0, 0, 0), "safe-area insets (left, top, right, bottom) in pixels"),
+    Setting("platform", "Android", "what GetPlatform() reports"),
+)
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    time_step: float = 1 / 60
+    instruction_budget: int = 2_000_000_000
+    memory_limit: int = 512 * 1024 * 1024
+    wall_seconds: float = 120.0
+    seed: int = 20261201
+    epoch: int = 1767225600
+    screen_width: int = 1280
+    screen_height: int = 720
+    dpr: float = 1.0
+    safe_area: tuple[int, int, int, int] = (0, 0, 0, 0)
+    platform: str = "Android"
+
+    def with_overrides(self, **overrides: Any) -> EngineSettings:
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise ValueError(f"unknown engine setting(s): {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        return replace(self, **overrides)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _check_table_matches() -> None:
+    declared = {s.name: s.default for s in SETTINGS}
+    actual = EngineSettings().as_dict()
+    if declared != actual:
+        raise RuntimeError("engine settings table and EngineSettings disagree")
+
+
+_check_table_matches()

@@ -1,0 +1,167 @@
+-- boot.lua: runs first, in a fresh Lua state, with the pristine standard library as _ENV.
+-- It builds E, the privileged environment shared by the engine's own modules, and the
+-- sandbox environments for the game (agent) and the battery.  Nothing here is reachable
+-- from the game's code: the game only ever sees the tables made by make_game_env.
+local host = ...
+
+local E = {}
+E.host = host
+E.E = E
+
+-- Pristine copies of everything the engine uses, captured before any game code runs.
+for _, name in ipairs({"assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget", "rawlen",
+                      "rawset", "select", "setmetatable", "getmetatable", "tonumber", "tostring", "type", "xpcall",
+                      "load", "collectgarbage", "_VERSION"}) do
+  E[name] = _G[name]
+end
+local function copy(t)
+  local out = {}
+  for k, v in pairs(t) do out[k] = v end
+  return out
+end
+E.copy = copy
+-- Keys of a table in sorted order: iteration that never depends on table layout.
+function E.sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys)
+  return keys
+end
+E.string = copy(string)
+E.table = copy(table)
+E.math = copy(math)
+E.utf8 = copy(utf8)
+E.coroutine = copy(coroutine)
+E.os = copy(os)
+E.debug = copy(debug)
+
+local error, type, setmetatable, rawget, rawset, pairs, ipairs, select, tostring =
+  error, type, setmetatable, rawget, rawset, pairs, ipairs, select, tostring
+local sformat, sbyte, ssub, sfind, sgsub, srep = string.format, string.byte, string.sub, string.find, string.gsub, string.rep
+local tconcat, tsort, tunpack, tinsert = table.concat, table.sort, table.unpack, table.insert
+local dgetmt, dsethook, dtraceback = debug.getmetatable, debug.sethook, debug.traceback
+local raw_pcall, raw_xpcall, raw_load = pcall, xpcall, load
+local co_create, co_resume, co_wrap, co_status, co_running = coroutine.create, coroutine.resume, coroutine.wrap,
+  coroutine.status, coroutine.running
+E.dgetmt = dgetmt
+
+local config = host.config
+E.REGISTRY = host.registry
+
+----------------------------------------------------------------------------------------------------
+-- Run state and limits
+----------------------------------------------------------------------------------------------------
+local ABORT = setmetatable({}, {__tostring = function() return "grader: run aborted" end})
+E.ABORT = ABORT
+E.state = {
+  frame = 0,            -- frames completed
+  aborted = nil,        -- nil | "budget" | "memory" | "exit" | "missing_api" (string: why the run stopped)
+  instructions = 0,
+  errors = {},          -- {message, traceback, frame, phase}
+  log = {},             -- {level, message, frame}
+  missing = {},         -- set of missing API names touched
+  missing_order = {},
+}
+local state = E.state
+local budget = config.instruction_budget
+local HOOK_STEP = 1000
+
+local function budget_hook()
+  local n = state.instructions + HOOK_STEP
+  state.instructions = n
+  if n > budget then
+    if not state.aborted then state.aborted = "budget" end
+    -- Fire on every instruction from now on, so the error escapes the first pcall boundary.
+    dsethook(co_running(), budget_hook, "", 1)
+    error(ABORT, 0)
+  end
+end
+function E.install_hook(co)
+  if co then dsethook(co, budget_hook, "", HOOK_STEP) else dsethook(budget_hook, "", HOOK_STEP) end
+end
+function E.remove_hook() dsethook() end
+
+function E.abort(reason)
+  if not state.aborted then state.aborted = reason end
+  error(ABORT, 0)
+end
+
+function E.log(level, message)
+  local entry = {level = level, message = message, frame = state.frame}
+  state.log[#state.log + 1] = entry
+  host.on_log(level, message)
+end
+
+-- A member declared by UrhoX but not implemented here: loud, named, counted.
+function E.missing(name)
+  if not state.missing[name] then
+    state.missing[name] = true
+    state.missing_order[#state.missing_order + 1] = name
+  end
+  error(sformat("UrhoX API not implemented by the grader engine: %s", name), 3)
+end
+
+-- Errors: record with message, traceback and frame.
+local function is_memory_error(err)
+  return err == "not enough memory"
+end
+function E.error_text(err)
+  if type(err) == "string" then return err end
+  local mt = dgetmt(err)
+  if mt and mt.__tostring then return tostring(err) end
+  return sformat("(error object is a %s value)", type(err))
+end
+local function on_error(err)
+  if err == ABORT then return ABORT end
+  if is_memory_error(err) then
+    if not state.aborted then state.aborted = "memory" end
+    return ABORT
+  end
+  return {message = E.error_text(err), traceback = dtraceback("", 2)}
+end
+
+-- Call fn(...) for the engine; a Lua error in the game is recorded and swallowed, an abort propagates.
+function E.protected(phase, fn, ...)
+  local ok, err = raw_xpcall(fn, on_error, ...)
+  if ok then return true end
+  if err == ABORT or state.aborted then error(ABORT, 0) end
+  state.errors[#state.errors + 1] = {message = err.message, traceback = err.traceback, frame = state.frame,
+                                     phase = phase}
+  host.on_error(err.message)
+  return false
+end
+
+----------------------------------------------------------------------------------------------------
+-- Classes: implementations register here; the binder (bind.lua) turns registry + implementations
+-- into the tables games use.
+----------------------------------------------------------------------------------------------------
+E.IMPL = {}
+function E.class(name)
+  local impl = E.IMPL[name]
+  if not impl then
+    impl = {name = name, methods = {}, ops = {}, statics = {}, staticfunctions = {}, mt = {}}
+    E.IMPL[name] = impl
+  end
+  return impl
+end
+-- Work that needs every class bound (run by bind.lua at its end, in registration order).
+E.DEFERRED = {}
+function E.defer(fn) E.DEFERRED[#E.DEFERRED + 1] = fn end
+E.FUNCTIONS = {}   -- global functions by name
+E.GLOBALS = {}     -- global objects by name (values or functions returning values)
+
+function E.is(value, class_name)
+  local mt = dgetmt(value)
+  return mt ~= nil and mt.__name == class_name
+end
+
+----------------------------------------------------------------------------------------------------
+-- Module loading for the engine's own Lua (privileged, env = E)
+----------------------------------------------------------------------------------------------------
+function E.load_module(chunkname, source)
+  local fn, err = raw_load(source, "@" .. chunkname, "t", E)
+  if not fn then error(err, 0) end
+  return fn()
+end
+
+return E

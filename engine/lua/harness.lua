@@ -1,0 +1,353 @@
+-- harness.lua: the battery's privileged environment.  Batteries drive the game and read the engine's own
+-- records (never the game's tables), and record requirements and checks as evidence.
+local error, type, tostring, setmetatable, ipairs, pairs, select, rawget, pcall =
+  error, type, tostring, setmetatable, ipairs, pairs, select, rawget, pcall
+local sformat, mabs, mfloor, tsort = string.format, math.abs, math.floor, table.sort
+local REC, state, clock = E.REC, E.state, E.clock
+local string_mt = getmetatable("")
+local pristine_string = E.string
+
+E.results = {requirements = {}, order = {}}
+local results = E.results
+
+-- While game code runs, string methods resolve through the game's string table; battery code always
+-- gets the pristine one, whatever the game did to its own.
+local function with_game(fn, ...)
+  string_mt.__index = E.game_env.string
+  local ok = E.top(fn, ...)
+  string_mt.__index = pristine_string
+  return ok
+end
+E.with_game = with_game
+
+local function v3(x, y, z) return E.Vector3_new(x, y, z) end
+local function quat(w, x, y, z) return E.IMPL.Quaternion.new(w, x, y, z) end
+
+-- Plain, serialisable values for evidence.
+local function plain(v, depth)
+  depth = depth or 0
+  local t = type(v)
+  if t == "nil" or t == "boolean" or t == "number" or t == "string" then return v end
+  if depth > 4 then return tostring(v) end
+  for _, cname in ipairs({"Vector2", "Vector3", "Vector4", "IntVector2", "IntVector3"}) do
+    if E.is(v, cname) then
+      if v.w ~= nil then return {v.x, v.y, v.z, v.w} end
+      if v.z ~= nil then return {v.x, v.y, v.z} end
+      return {v.x, v.y}
+    end
+  end
+  if E.is(v, "Quaternion") then return {v.w, v.x, v.y, v.z} end
+  if E.is(v, "Color") then return {v.r, v.g, v.b, v.a} end
+  if t == "table" and E.dgetmt(v) == nil then
+    local out = {}
+    for k, x in pairs(v) do out[k] = plain(x, depth + 1) end
+    return out
+  end
+  local r = REC[v]
+  if r and r.kind == "node" then return sformat("Node %s #%d", r.name, r.id) end
+  return tostring(v)
+end
+E.plain = plain
+
+----------------------------------------------------------------------------------------------------
+-- read-only views of nodes and components
+----------------------------------------------------------------------------------------------------
+local node_view
+local function variant_value(v)
+  if v == nil then return nil end
+  return v.value_
+end
+local component_view_mt = {
+  __index = function(view, key)
+    local c = rawget(view, "_rec")
+    if key == "type" then return c.type_name end
+    if key == "enabled" then return c.enabled end
+    if key == "exists" then return not c.removed end
+    if key == "get" then
+      return function(_, prop)
+        local impl = E.IMPL[c.type_name]
+        local getter = impl.getters[prop] or impl.bound_methods["Get" .. prop] or impl.bound_methods["Is" .. prop]
+        if getter == nil then return nil end
+        return getter(c.proxy)
+      end
+    end
+    return c[key]
+  end,
+  __newindex = function() error("battery views are read-only", 2) end,
+}
+local node_view_mt = {
+  __index = function(view, key)
+    local r = rawget(view, "_rec")
+    if key == "exists" then return not r.removed and r.scene ~= nil end
+    if key == "name" then return r.name end
+    if key == "id" then return r.id end
+    if key == "enabled" then return r.enabled end
+    if key == "position" then return v3(r.px, r.py, r.pz) end
+    if key == "rotation" then return quat(r.rw, r.rx, r.ry, r.rz) end
+    if key == "scale" then return v3(r.sx, r.sy, r.sz) end
+    if key == "world_position" then local w = E.world(r); return v3(w.m03, w.m13, w.m23) end
+    if key == "world_rotation" then local w = E.world(r); return quat(w.ww, w.wx, w.wy, w.wz) end
+    if key == "world_scale" then return v3(E.world_scale(r)) end
+    if key == "direction" then local w = E.world(r); return v3(E.qrot(w.ww, w.wx, w.wy, w.wz, 0, 0, 1)) end
+    if key == "parent" then return r.parent and node_view(r.parent) end
+    if key == "tags" then local t = {}; for i, x in ipairs(r.tags) do t[i] = x end; return t end
+    if key == "children" then
+      local out = {}
+      for i, c in ipairs(r.children) do out[i] = node_view(c) end
+      return out
+    end
+    if key == "components" then
+      local out = {}
+      for i, c in ipairs(r.components) do out[i] = setmetatable({_rec = c}, component_view_mt) end
+      return out
+    end
+    if key == "vars" then
+      local out = {}
+      for k, v in pairs(r.vars) do out[k] = variant_value(v) end
+      return out
+    end
+    if key == "var" then return function(_, name) return variant_value(r.vars[name]) end end
+    if key == "component" then
+      return function(_, type_name)
+        for _, c in ipairs(r.components) do
+          if c.type_name == type_name then return setmetatable({_rec = c}, component_view_mt) end
+        end
+        return nil
+      end
+    end
+    if key == "child" then
+      return function(_, name)
+        local function find(x)
+          for _, c in ipairs(x.children) do
+            if c.name == name then return c end
+            local f = find(c)
+            if f then return f end
+          end
+        end
+        local f = find(r)
+        return f and node_view(f)
+      end
+    end
+    return nil
+  end,
+  __newindex = function() error("battery views are read-only", 2) end,
+  __tostring = function(view) local r = rawget(view, "_rec"); return sformat("NodeView(%s #%d)", r.name, r.id) end,
+}
+function node_view(r) return setmetatable({_rec = r}, node_view_mt) end
+
+local function walk_nodes(fn)
+  for _, scene in ipairs(E.scenes) do
+    local function visit(r)
+      if fn(r) then return true end
+      for _, c in ipairs(r.children) do if visit(c) then return true end end
+      return false
+    end
+    if visit(scene) then return end
+  end
+end
+
+----------------------------------------------------------------------------------------------------
+-- the harness table
+----------------------------------------------------------------------------------------------------
+local h = {}
+local entry = E.host.config.entry
+function h.start() return with_game(E.start, entry) end
+function h.run_frames(n)
+  n = mfloor(n)
+  return with_game(E.run_frames, n)
+end
+function h.run(seconds)
+  return h.run_frames(mfloor(seconds / clock.step + 0.5))
+end
+function h.frame() return clock.frame end
+function h.time() return clock.elapsed end
+function h.exited() return state.exit_requested == true end
+function h.key_down(key) E.queue_input({kind = "key_down", key = key}) end
+function h.key_up(key) E.queue_input({kind = "key_up", key = key}) end
+function h.press(key, frames)
+  h.key_down(key)
+  h.run_frames(frames or 1)
+  h.key_up(key)
+end
+function h.text(s) E.queue_input({kind = "text", text = s}) end
+function h.mouse_move(dx, dy) E.queue_input({kind = "mouse_move", dx = dx, dy = dy}) end
+function h.mouse_to(x, y) E.queue_input({kind = "mouse_move", x = x, y = y}) end
+function h.mouse_down(button) E.queue_input({kind = "mouse_down", button = button or 1}) end
+function h.mouse_up(button) E.queue_input({kind = "mouse_up", button = button or 1}) end
+function h.wheel(amount) E.queue_input({kind = "wheel", amount = amount}) end
+function h.click(x, y, button)
+  h.mouse_to(x, y)
+  h.mouse_down(button)
+  h.run_frames(1)
+  h.mouse_up(button)
+end
+function h.touch_begin(id, x, y) E.queue_input({kind = "touch_begin", id = id, x = x, y = y}) end
+function h.touch_move(id, x, y) E.queue_input({kind = "touch_move", id = id, x = x, y = y}) end
+function h.touch_end(id, x, y) E.queue_input({kind = "touch_end", id = id, x = x, y = y}) end
+function h.touch(x, y, id)
+  id = id or 0
+  h.touch_begin(id, x, y)
+  h.run_frames(1)
+  h.touch_end(id, x, y)
+end
+function h.find(name)
+  local found
+  walk_nodes(function(r) if r.name == name then found = r; return true end end)
+  return found and node_view(found)
+end
+function h.find_all(name)
+  local out = {}
+  walk_nodes(function(r) if r.name == name then out[#out + 1] = node_view(r) end end)
+  return out
+end
+function h.find_tagged(tag)
+  local out = {}
+  walk_nodes(function(r)
+    for _, t in ipairs(r.tags) do if t == tag then out[#out + 1] = node_view(r); break end end
+  end)
+  return out
+end
+function h.scenes()
+  local out = {}
+  for i, s in ipairs(E.scenes) do out[i] = node_view(s) end
+  return out
+end
+function h.count_nodes(pred)
+  local n = 0
+  walk_nodes(function(r) if not r.is_scene and (pred == nil or pred(node_view(r))) then n = n + 1 end end)
+  return n
+end
+-- A primitive global of the game (number, string, boolean), read without running game code.
+function h.global(path)
+  local value = E.game_env
+  for part in path:gmatch("[^%.]+") do
+    if type(value) ~= "table" then return nil end
+    value = rawget(value, part)
+  end
+  local t = type(value)
+  if t == "number" or t == "string" or t == "boolean" then return value end
+  return nil
+end
+function h.log()
+  local out = {}
+  for i, e in ipairs(state.log) do out[i] = {level = e.level, message = e.message, frame = e.frame} end
+  return out
+end
+function h.errors()
+  local out = {}
+  for i, e in ipairs(state.errors) do out[i] = {message = e.message, frame = e.frame, phase = e.phase} end
+  return out
+end
+function h.missing_api()
+  local out = {}
+  for i, n in ipairs(state.missing_order) do out[i] = n end
+  return out
+end
+function h.screen() return E.host.config.screen_width, E.host.config.screen_height end
+function h.ui_text(name)
+  local found
+  local function visit(r)
+    if r.name == name then found = r; return true end
+    for _, c in ipairs(r.children) do if visit(c) then return true end end
+  end
+  visit(E.ui_root)
+  return found and found.text
+end
+
+----------------------------------------------------------------------------------------------------
+-- requirements and checks
+----------------------------------------------------------------------------------------------------
+local function new_check_api(req)
+  local api = {}
+  local function record(name, passed, expected, actual, message)
+    req.checks[#req.checks + 1] = {name = tostring(name), passed = passed and true or false,
+      expected = plain(expected), actual = plain(actual), frame = clock.frame, message = message}
+    return passed
+  end
+  local function length(v)
+    if type(v) == "number" then return nil end
+    local x, y, z = v.x or v[1], v.y or v[2], v.z or v[3] or 0
+    return x, y, z
+  end
+  function api.near(name, actual, expected, tolerance)
+    tolerance = tolerance or 1e-4
+    if type(actual) == "number" and type(expected) == "number" then
+      return record(name, mabs(actual - expected) <= tolerance, expected, actual,
+        sformat("within %g", tolerance))
+    end
+    if actual == nil then return record(name, false, expected, nil, "no value") end
+    local ax, ay, az = length(actual)
+    local ex, ey, ez = length(expected)
+    local d = math.sqrt((ax - ex) ^ 2 + (ay - ey) ^ 2 + (az - ez) ^ 2)
+    return record(name, d <= tolerance, expected, actual, sformat("distance within %g", tolerance))
+  end
+  function api.equal(name, actual, expected) return record(name, actual == expected, expected, actual) end
+  function api.truthy(name, v) return record(name, v ~= nil and v ~= false, true, v ~= nil and v ~= false) end
+  function api.falsy(name, v) return record(name, v == nil or v == false, false, v ~= nil and v ~= false) end
+  function api.greater(name, a, b)
+    return record(name, type(a) == "number" and a > b, sformat("> %s", tostring(b)), a)
+  end
+  function api.less(name, a, b)
+    return record(name, type(a) == "number" and a < b, sformat("< %s", tostring(b)), a)
+  end
+  function api.between(name, a, lo, hi)
+    return record(name, type(a) == "number" and a >= lo and a <= hi, sformat("[%s, %s]", tostring(lo), tostring(hi)), a)
+  end
+  function api.contains(name, container, item)
+    local ok = false
+    if type(container) == "string" and type(item) == "string" then
+      ok = container:find(item, 1, true) ~= nil
+    elseif type(container) == "table" then
+      for _, v in pairs(container) do if v == item then ok = true; break end end
+    end
+    return record(name, ok, sformat("contains %s", tostring(item)), plain(container))
+  end
+  function api.fail(name, message) return record(name, false, nil, nil, message) end
+  return api
+end
+
+local LAYERS = {completeness = true, richness = true}
+local function requirement(id, opts, fn)
+  if type(opts) == "function" then fn, opts = opts, {} end
+  opts = opts or {}
+  if type(id) ~= "string" or id == "" then error("requirement id must be a non-empty string", 2) end
+  if results.requirements[id] then error("requirement " .. id .. " declared twice", 2) end
+  local layer = opts.layer or "completeness"
+  if not LAYERS[layer] then error("requirement layer must be completeness or richness", 2) end
+  local caps = {}
+  for i, c in ipairs(opts.capabilities or {}) do caps[i] = tostring(c) end
+  tsort(caps)
+  local req = {id = id, description = opts.description or "", layer = layer, capabilities = caps, checks = {}}
+  results.requirements[id] = req
+  results.order[#results.order + 1] = id
+  local ok, err = pcall(fn, new_check_api(req))
+  if not ok then
+    req.checks[#req.checks + 1] = {name = "battery error", passed = false, frame = clock.frame,
+      message = E.error_text(err)}
+  end
+  local passed = #req.checks > 0
+  for _, c in ipairs(req.checks) do if not c.passed then passed = false end end
+  req.passed = passed
+  return passed
+end
+
+function E.make_battery_env()
+  local B = {}
+  for _, name in ipairs({"assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget", "rawlen",
+                         "rawset", "select", "setmetatable", "getmetatable", "tonumber", "tostring", "type",
+                         "xpcall", "_VERSION"}) do
+    B[name] = E[name]
+  end
+  B.string, B.table, B.math, B.utf8 = E.copy(E.string), E.copy(E.table), E.copy(E.math), E.copy(E.utf8)
+  B._G = B
+  B.print = function(...)
+    local parts = {}
+    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+    E.log("BATTERY", table.concat(parts, "\t"))
+  end
+  E.install_api(B, false)
+  B.harness = h
+  B.requirement = requirement
+  return B
+end
+E.harness = h

@@ -1,0 +1,789 @@
+-- Scene graph: Scene, Node, Component.  State lives in private records (E.REC[proxy]); the game only
+-- holds proxies, so what a battery reads through the engine cannot be patched from game code.
+-- Transforms follow Urho3D: local position/rotation/scale, world = parent world * local (a 3x4 matrix),
+-- world rotation = parent world rotation * rotation.
+local error, type, setmetatable, ipairs, pairs, tostring, select = error, type, setmetatable, ipairs, pairs,
+  tostring, select
+local sformat, sqrt, mabs, msin, mcos, rad, tremove, tinsert = string.format, math.sqrt, math.abs, math.sin,
+  math.cos, math.rad, table.remove, table.insert
+local REC = E.REC
+local V3mt, Qmt = class("Vector3").mt, class("Quaternion").mt
+local function v3(x, y, z) return setmetatable({x = x, y = y, z = z}, V3mt) end
+local function quat(w, x, y, z) return setmetatable({w = w, x = x, y = y, z = z}, Qmt) end
+
+local TS_LOCAL, TS_PARENT, TS_WORLD = 0, 1, 2
+local FIRST_REPLICATED_ID, FIRST_LOCAL_ID = 1, 0x01000000
+
+----------------------------------------------------------------------------------------------------
+-- quaternion helpers on plain numbers
+----------------------------------------------------------------------------------------------------
+local function qmul(aw, ax, ay, az, bw, bx, by, bz)
+  return aw * bw - ax * bx - ay * by - az * bz,
+         aw * bx + ax * bw + ay * bz - az * by,
+         aw * by + ay * bw + az * bx - ax * bz,
+         aw * bz + az * bw + ax * by - ay * bx
+end
+local function qnorm(w, x, y, z)
+  local len2 = w * w + x * x + y * y + z * z
+  if len2 ~= 1 and len2 > 0 then
+    local inv = 1 / sqrt(len2)
+    return w * inv, x * inv, y * inv, z * inv
+  end
+  return w, x, y, z
+end
+local function qinv(w, x, y, z)
+  local len2 = w * w + x * x + y * y + z * z
+  if len2 == 1 then return w, -x, -y, -z end
+  if len2 >= 1e-8 then local inv = 1 / len2; return w * inv, -x * inv, -y * inv, -z * inv end
+  return 1, 0, 0, 0
+end
+local function qrot(w, x, y, z, vx, vy, vz)
+  -- v + 2 * (w * (q x v) + q x (q x v))
+  local c1x, c1y, c1z = y * vz - z * vy, z * vx - x * vz, x * vy - y * vx
+  local c2x, c2y, c2z = y * c1z - z * c1y, z * c1x - x * c1z, x * c1y - y * c1x
+  return vx + 2 * (c1x * w + c2x), vy + 2 * (c1y * w + c2y), vz + 2 * (c1z * w + c2z)
+end
+local function axis_angle(angle, ax, ay, az)
+  local len = sqrt(ax * ax + ay * ay + az * az)
+  if len > 0 then ax, ay, az = ax / len, ay / len, az / len end
+  local half = rad(angle) * 0.5
+  local s = msin(half)
+  return mcos(half), ax * s, ay * s, az * s
+end
+E.qmul, E.qrot, E.qinv, E.qnorm = qmul, qrot, qinv, qnorm
+
+----------------------------------------------------------------------------------------------------
+-- records
+----------------------------------------------------------------------------------------------------
+local Node = class("Node")
+local Scene = class("Scene")
+local node_mt, scene_mt = Node.mt, Scene.mt
+
+local function new_node_record(proxy, class_name)
+  return {
+    kind = "node", class_name = class_name, proxy = proxy, id = 0, name = "", tags = {}, vars = {}, var_order = {},
+    enabled = true, enabled_prev = true, parent = nil, children = {}, components = {}, scene = nil,
+    temporary = false, px = 0.0, py = 0.0, pz = 0.0, rw = 1.0, rx = 0.0, ry = 0.0, rz = 0.0, sx = 1.0, sy = 1.0,
+    sz = 1.0, dirty = true, script_objects = {},
+  }
+end
+
+local function node_rec(self)
+  local r = REC[self]
+  if r == nil or r.kind ~= "node" then error("invalid 'self' (a Node was expected)", 3) end
+  if r.removed then error("attempt to use a removed Node", 3) end
+  return r
+end
+E.node_rec = node_rec
+
+local function mark_dirty(r)
+  if r.dirty then return end
+  r.dirty = true
+  for _, c in ipairs(r.children) do mark_dirty(c) end
+  local comps = r.components
+  for i = 1, #comps do
+    local on = comps[i].on_marked_dirty
+    if on then on(comps[i]) end
+  end
+end
+E.mark_dirty = mark_dirty
+
+-- Recompute the world matrix (m00..m23) and world rotation of r.
+local function update_world(r)
+  local w, x, y, z = r.rw, r.rx, r.ry, r.rz
+  local sx, sy, sz = r.sx, r.sy, r.sz
+  local l00, l01, l02 = (1 - 2 * (y * y + z * z)) * sx, (2 * (x * y - w * z)) * sy, (2 * (x * z + w * y)) * sz
+  local l10, l11, l12 = (2 * (x * y + w * z)) * sx, (1 - 2 * (x * x + z * z)) * sy, (2 * (y * z - w * x)) * sz
+  local l20, l21, l22 = (2 * (x * z - w * y)) * sx, (2 * (y * z + w * x)) * sy, (1 - 2 * (x * x + y * y)) * sz
+  local l03, l13, l23 = r.px, r.py, r.pz
+  local p = r.parent
+  if p == nil then
+    r.m00, r.m01, r.m02, r.m03 = l00, l01, l02, l03
+    r.m10, r.m11, r.m12, r.m13 = l10, l11, l12, l13
+    r.m20, r.m21, r.m22, r.m23 = l20, l21, l22, l23
+    r.ww, r.wx, r.wy, r.wz = w, x, y, z
+  else
+    if p.dirty then update_world(p) end
+    local a00, a01, a02, a03 = p.m00, p.m01, p.m02, p.m03
+    local a10, a11, a12, a13 = p.m10, p.m11, p.m12, p.m13
+    local a20, a21, a22, a23 = p.m20, p.m21, p.m22, p.m23
+    r.m00 = a00 * l00 + a01 * l10 + a02 * l20
+    r.m01 = a00 * l01 + a01 * l11 + a02 * l21
+    r.m02 = a00 * l02 + a01 * l12 + a02 * l22
+    r.m03 = a00 * l03 + a01 * l13 + a02 * l23 + a03
+    r.m10 = a10 * l00 + a11 * l10 + a12 * l20
+    r.m11 = a10 * l01 + a11 * l11 + a12 * l21
+    r.m12 = a10 * l02 + a11 * l12 + a12 * l22
+    r.m13 = a10 * l03 + a11 * l13 + a12 * l23 + a13
+    r.m20 = a20 * l00 + a21 * l10 + a22 * l20
+    r.m21 = a20 * l01 + a21 * l11 + a22 * l21
+    r.m22 = a20 * l02 + a21 * l12 + a22 * l22
+    r.m23 = a20 * l03 + a21 * l13 + a22 * l23 + a23
+    r.ww, r.wx, r.wy, r.wz = qmul(p.ww, p.wx, p.wy, p.wz, w, x, y, z)
+  end
+  r.dirty = false
+end
+local function world(r)
+  if r.dirty then update_world(r) end
+  return r
+end
+E.world = world
+
+local function world_scale(r)
+  world(r)
+  return sqrt(r.m00 * r.m00 + r.m10 * r.m10 + r.m20 * r.m20), sqrt(r.m01 * r.m01 + r.m11 * r.m11 + r.m21 * r.m21),
+    sqrt(r.m02 * r.m02 + r.m12 * r.m12 + r.m22 * r.m22)
+end
+E.world_scale = world_scale
+
+-- Inverse of a 3x4 affine matrix applied to a point (w=1) or a direction (w=0).
+local function inverse_apply(r, x, y, z, w)
+  world(r)
+  local a, b, c = r.m00, r.m01, r.m02
+  local d, e, f = r.m10, r.m11, r.m12
+  local g, h, i = r.m20, r.m21, r.m22
+  local det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
+  if det == 0 then return 0.0, 0.0, 0.0 end
+  local inv = 1 / det
+  local i00, i01, i02 = (e * i - f * h) * inv, (c * h - b * i) * inv, (b * f - c * e) * inv
+  local i10, i11, i12 = (f * g - d * i) * inv, (a * i - c * g) * inv, (c * d - a * f) * inv
+  local i20, i21, i22 = (d * h - e * g) * inv, (b * g - a * h) * inv, (a * e - b * d) * inv
+  if w ~= 0 then x, y, z = x - r.m03, y - r.m13, z - r.m23 end
+  return i00 * x + i01 * y + i02 * z, i10 * x + i11 * y + i12 * z, i20 * x + i21 * y + i22 * z
+end
+local function apply(r, x, y, z, w)
+  world(r)
+  local ox, oy, oz = r.m00 * x + r.m01 * y + r.m02 * z, r.m10 * x + r.m11 * y + r.m12 * z,
+    r.m20 * x + r.m21 * y + r.m22 * z
+  if w ~= 0 then ox, oy, oz = ox + r.m03, oy + r.m13, oz + r.m23 end
+  return ox, oy, oz
+end
+E.node_apply, E.node_inverse_apply = apply, inverse_apply
+
+-- parent "is the scene or none": Urho3D treats both the same for TS_PARENT/TS_WORLD shortcuts.
+local function parent_is_root(r)
+  local p = r.parent
+  return p == nil or p.is_scene == true
+end
+
+----------------------------------------------------------------------------------------------------
+-- scene bookkeeping
+----------------------------------------------------------------------------------------------------
+local function scene_of(r) return r.scene end
+
+local function register_node(scene, r, id)
+  if scene == nil then return end
+  if id == nil or id == 0 or scene.nodes[id] then
+    if r.local_mode then
+      id = scene.next_local_node
+      scene.next_local_node = id + 1
+    else
+      id = scene.next_node
+      scene.next_node = id + 1
+    end
+  end
+  r.id = id
+  r.scene = scene
+  scene.nodes[id] = r
+  for _, c in ipairs(r.components) do E.register_component(scene, c) end
+  for _, child in ipairs(r.children) do register_node(scene, child) end
+end
+
+local function unregister_node(r)
+  local scene = r.scene
+  if scene then scene.nodes[r.id] = nil end
+  for _, c in ipairs(r.components) do
+    if scene then scene.components[c.id] = nil end
+    if c.on_scene_removed then c.on_scene_removed(c) end
+  end
+  for _, child in ipairs(r.children) do unregister_node(child) end
+  r.scene = nil
+end
+
+local function detach(r)
+  local p = r.parent
+  if p == nil then return end
+  local kids = p.children
+  for i = 1, #kids do
+    if kids[i] == r then tremove(kids, i); break end
+  end
+  r.parent = nil
+end
+
+local function attach(parent, r, index)
+  if r == parent then return end
+  local p = parent
+  while p do
+    if p == r then return end   -- would create a cycle
+    p = p.parent
+  end
+  local old_scene = r.scene
+  detach(r)
+  r.parent = parent
+  if index == nil or index > #parent.children then
+    parent.children[#parent.children + 1] = r
+  else
+    tinsert(parent.children, index + 1, r)
+  end
+  if parent.scene ~= old_scene then
+    if old_scene then unregister_node(r) end
+    register_node(parent.scene, r)
+  end
+  r.dirty = false
+  mark_dirty(r)
+  if r.scene and E.has_subscribers("NodeAdded") then
+    E.send_event("NodeAdded", {Scene = r.scene.proxy, Parent = parent.proxy, Node = r.proxy}, r.scene.proxy)
+  end
+end
+
+local function new_node(class_name)
+  local mt = class_name == "Scene" and scene_mt or node_mt
+  local proxy = setmetatable({}, mt)
+  local r = new_node_record(proxy, class_name)
+  REC[proxy] = r
+  return r
+end
+
+local function remove_node(r)
+  if r.removed then return end
+  local scene = r.scene
+  if scene and E.has_subscribers("NodeRemoved") and r.parent then
+    E.send_event("NodeRemoved", {Scene = scene.proxy, Parent = r.parent.proxy, Node = r.proxy}, scene.proxy)
+  end
+  for _, so in ipairs(r.script_objects) do E.script_object_stop(so) end
+  unregister_node(r)
+  detach(r)
+end
+
+----------------------------------------------------------------------------------------------------
+-- Node methods
+----------------------------------------------------------------------------------------------------
+local N = Node.methods
+local function vec_args(a, b, c)
+  if type(a) == "number" then return a, b or 0, c or 0 end
+  if a == nil then error("bad argument (Vector3 expected, got nil)", 3) end
+  return a.x or 0, a.y or 0, a.z or 0
+end
+
+N.SetName = function(self, name) node_rec(self).name = tostring(name or "") end
+N.GetName = function(self) return node_rec(self).name end
+N.GetNameHash = function(self) return E.StringHash_new(node_rec(self).name) end
+N.GetID = function(self) return node_rec(self).id end
+N.IsReplicated = function(self) return node_rec(self).id < FIRST_LOCAL_ID end
+N.IsTemporary = function(self) return node_rec(self).temporary end
+N.SetTemporary = function(self, v) node_rec(self).temporary = v and true or false end
+
+N.SetPosition = function(self, p)
+  local r = node_rec(self)
+  r.px, r.py, r.pz = p.x, p.y, p.z
+  mark_dirty(r)
+end
+N.GetPosition = function(self) local r = node_rec(self); return v3(r.px, r.py, r.pz) end
+N.SetPosition2D = function(self, a, b)
+  local r = node_rec(self)
+  if type(a) == "number" then r.px, r.py = a, b else r.px, r.py = a.x, a.y end
+  mark_dirty(r)
+end
+N.GetPosition2D = function(self) local r = node_rec(self); return E.Vector2_new(r.px, r.py) end
+N.SetRotation = function(self, q)
+  local r = node_rec(self)
+  r.rw, r.rx, r.ry, r.rz = q.w, q.x, q.y, q.z
+  mark_dirty(r)
+end
+N.GetRotation = function(self) local r = node_rec(self); return quat(r.rw, r.rx, r.ry, r.rz) end
+N.SetRotation2D = function(self, angle)
+  local r = node_rec(self)
+  r.rw, r.rx, r.ry, r.rz = axis_angle(angle, 0, 0, 1)
+  mark_dirty(r)
+end
+N.GetRotation2D = function(self) local r = node_rec(self); return quat(r.rw, r.rx, r.ry, r.rz):RollAngle() end
+N.SetScale = function(self, a, b, c)
+  local r = node_rec(self)
+  if type(a) == "number" and b == nil then r.sx, r.sy, r.sz = a, a, a else r.sx, r.sy, r.sz = vec_args(a, b, c) end
+  -- Urho3D avoids exact zero scale, which would make the transform singular
+  if r.sx == 0 then r.sx = 1e-5 end
+  if r.sy == 0 then r.sy = 1e-5 end
+  if r.sz == 0 then r.sz = 1e-5 end
+  mark_dirty(r)
+end
+N.GetScale = function(self) local r = node_rec(self); return v3(r.sx, r.sy, r.sz) end
+N.SetScale2D = function(self, a, b)
+  local r = node_rec(self)
+  if type(a) == "number" then r.sx, r.sy = a, b else r.sx, r.sy = a.x, a.y end
+  mark_dirty(r)
+end
+N.GetScale2D = function(self) local r = node_rec(self); return E.Vector2_new(r.sx, r.sy) end
+N.SetTransform = function(self, pos, rot, scale)
+  local r = node_rec(self)
+  r.px, r.py, r.pz = pos.x, pos.y, pos.z
+  if rot then r.rw, r.rx, r.ry, r.rz = rot.w, rot.x, rot.y, rot.z end
+  if type(scale) == "number" then r.sx, r.sy, r.sz = scale, scale, scale
+  elseif scale then r.sx, r.sy, r.sz = scale.x, scale.y, scale.z end
+  mark_dirty(r)
+end
+N.SetDirection = function(self, d)
+  local q = E.IMPL.Quaternion.new()
+  q:FromRotationTo(v3(0, 0, 1), d)
+  N.SetRotation(self, q)
+end
+N.GetDirection = function(self) local r = node_rec(self); return v3(qrot(r.rw, r.rx, r.ry, r.rz, 0, 0, 1)) end
+N.GetUp = function(self) local r = node_rec(self); return v3(qrot(r.rw, r.rx, r.ry, r.rz, 0, 1, 0)) end
+N.GetRight = function(self) local r = node_rec(self); return v3(qrot(r.rw, r.rx, r.ry, r.rz, 1, 0, 0)) end
+
+N.GetWorldPosition = function(self) local r = world(node_rec(self)); return v3(r.m03, r.m13, r.m23) end
+N.GetWorldPosition2D = function(self) local r = world(node_rec(self)); return E.Vector2_new(r.m03, r.m13) end
+N.GetWorldRotation = function(self) local r = world(node_rec(self)); return quat(r.ww, r.wx, r.wy, r.wz) end
+N.GetWorldRotation2D = function(self) return N.GetWorldRotation(self):RollAngle() end
+N.GetWorldScale = function(self) return v3(world_scale(node_rec(self))) end
+N.GetWorldScale2D = function(self) local x, y = world_scale(node_rec(self)); return E.Vector2_new(x, y) end
+N.GetWorldDirection = function(self) local r = world(node_rec(self)); return v3(qrot(r.ww, r.wx, r.wy, r.wz, 0, 0, 1)) end
+N.GetWorldUp = function(self) local r = world(node_rec(self)); return v3(qrot(r.ww, r.wx, r.wy, r.wz, 0, 1, 0)) end
+N.GetWorldRight = function(self) local r = world(node_rec(self)); return v3(qrot(r.ww, r.wx, r.wy, r.wz, 1, 0, 0)) end
+N.GetWorldTransform = function(self)
+  local r = world(node_rec(self))
+  local m = E.IMPL.Matrix3x4.new()
+  m.m00, m.m01, m.m02, m.m03 = r.m00, r.m01, r.m02, r.m03
+  m.m10, m.m11, m.m12, m.m13 = r.m10, r.m11, r.m12, r.m13
+  m.m20, m.m21, m.m22, m.m23 = r.m20, r.m21, r.m22, r.m23
+  return m
+end
+N.GetTransform = function(self)
+  local r = node_rec(self)
+  return E.IMPL.Matrix3x4.new(v3(r.px, r.py, r.pz), quat(r.rw, r.rx, r.ry, r.rz), v3(r.sx, r.sy, r.sz))
+end
+
+N.SetWorldPosition = function(self, p)
+  local r = node_rec(self)
+  if parent_is_root(r) then r.px, r.py, r.pz = p.x, p.y, p.z
+  else r.px, r.py, r.pz = inverse_apply(r.parent, p.x, p.y, p.z, 1) end
+  mark_dirty(r)
+end
+N.SetWorldPosition2D = function(self, a, b)
+  local x, y = a, b
+  if type(a) ~= "number" then x, y = a.x, a.y end
+  N.SetWorldPosition(self, v3(x, y, world(node_rec(self)).m23))
+end
+N.SetWorldRotation = function(self, q)
+  local r = node_rec(self)
+  if parent_is_root(r) then r.rw, r.rx, r.ry, r.rz = q.w, q.x, q.y, q.z
+  else
+    local p = world(r.parent)
+    local iw, ix, iy, iz = qinv(p.ww, p.wx, p.wy, p.wz)
+    r.rw, r.rx, r.ry, r.rz = qmul(iw, ix, iy, iz, q.w, q.x, q.y, q.z)
+  end
+  mark_dirty(r)
+end
+N.SetWorldRotation2D = function(self, angle) N.SetWorldRotation(self, quat(axis_angle(angle, 0, 0, 1))) end
+N.SetWorldScale = function(self, a, b, c)
+  local r = node_rec(self)
+  local x, y, z
+  if type(a) == "number" and b == nil then x, y, z = a, a, a else x, y, z = vec_args(a, b, c) end
+  if not parent_is_root(r) then
+    local px, py, pz = world_scale(r.parent)
+    x, y, z = x / px, y / py, z / pz
+  end
+  N.SetScale(self, x, y, z)
+end
+N.SetWorldDirection = function(self, d)
+  local q = E.IMPL.Quaternion.new()
+  q:FromRotationTo(v3(0, 0, 1), d)
+  N.SetWorldRotation(self, q)
+end
+
+N.Translate = function(self, d, space)
+  local r = node_rec(self)
+  space = space or TS_LOCAL
+  if space == TS_LOCAL then
+    local x, y, z = qrot(r.rw, r.rx, r.ry, r.rz, d.x, d.y, d.z)
+    r.px, r.py, r.pz = r.px + x, r.py + y, r.pz + z
+  elseif space == TS_PARENT or parent_is_root(r) then
+    r.px, r.py, r.pz = r.px + d.x, r.py + d.y, r.pz + d.z
+  else
+    local x, y, z = inverse_apply(r.parent, d.x, d.y, d.z, 0)
+    r.px, r.py, r.pz = r.px + x, r.py + y, r.pz + z
+  end
+  mark_dirty(r)
+end
+N.Translate2D = function(self, d, space) N.Translate(self, v3(d.x, d.y, 0), space) end
+
+local function rotate(r, dw, dx, dy, dz, space)
+  space = space or TS_LOCAL
+  if space == TS_LOCAL then
+    r.rw, r.rx, r.ry, r.rz = qnorm(qmul(r.rw, r.rx, r.ry, r.rz, dw, dx, dy, dz))
+  elseif space == TS_PARENT or parent_is_root(r) then
+    r.rw, r.rx, r.ry, r.rz = qnorm(qmul(dw, dx, dy, dz, r.rw, r.rx, r.ry, r.rz))
+  else
+    local wr = world(r)
+    local ww, wx, wy, wz = wr.ww, wr.wx, wr.wy, wr.wz
+    local iw, ix, iy, iz = qinv(ww, wx, wy, wz)
+    local aw, ax, ay, az = qmul(r.rw, r.rx, r.ry, r.rz, iw, ix, iy, iz)
+    aw, ax, ay, az = qmul(aw, ax, ay, az, dw, dx, dy, dz)
+    r.rw, r.rx, r.ry, r.rz = qmul(aw, ax, ay, az, ww, wx, wy, wz)
+  end
+  mark_dirty(r)
+end
+N.Rotate = function(self, q, space) rotate(node_rec(self), q.w, q.x, q.y, q.z, space) end
+N.Rotate2D = function(self, angle, space)
+  local w, x, y, z = axis_angle(angle, 0, 0, 1)
+  rotate(node_rec(self), w, x, y, z, space)
+end
+N.Yaw = function(self, angle, space)
+  local w, x, y, z = axis_angle(angle, 0, 1, 0)
+  rotate(node_rec(self), w, x, y, z, space)
+end
+N.Pitch = function(self, angle, space)
+  local w, x, y, z = axis_angle(angle, 1, 0, 0)
+  rotate(node_rec(self), w, x, y, z, space)
+end
+N.Roll = function(self, angle, space)
+  local w, x, y, z = axis_angle(angle, 0, 0, 1)
+  rotate(node_rec(self), w, x, y, z, space)
+end
+N.RotateAround = function(self, point, q, space)
+  local r = node_rec(self)
+  space = space or TS_LOCAL
+  local parent_space_point
+  local old_w, old_x, old_y, old_z = r.rw, r.rx, r.ry, r.rz
+  if space == TS_LOCAL then
+    local x, y, z = qrot(r.rw, r.rx, r.ry, r.rz, point.x * r.sx, point.y * r.sy, point.z * r.sz)
+    parent_space_point = v3(r.px + x, r.py + y, r.pz + z)
+    r.rw, r.rx, r.ry, r.rz = qnorm(qmul(r.rw, r.rx, r.ry, r.rz, q.w, q.x, q.y, q.z))
+  elseif space == TS_PARENT or parent_is_root(r) then
+    parent_space_point = point
+    r.rw, r.rx, r.ry, r.rz = qnorm(qmul(q.w, q.x, q.y, q.z, r.rw, r.rx, r.ry, r.rz))
+  else
+    parent_space_point = v3(inverse_apply(r.parent, point.x, point.y, point.z, 1))
+    local wr = world(r)
+    local ww, wx, wy, wz = wr.ww, wr.wx, wr.wy, wr.wz
+    local iw, ix, iy, iz = qinv(ww, wx, wy, wz)
+    local aw, ax, ay, az = qmul(r.rw, r.rx, r.ry, r.rz, iw, ix, iy, iz)
+    aw, ax, ay, az = qmul(aw, ax, ay, az, q.w, q.x, q.y, q.z)
+    r.rw, r.rx, r.ry, r.rz = qmul(aw, ax, ay, az, ww, wx, wy, wz)
+  end
+  -- position = point + newRot * (oldRot^-1 * (position - point))
+  local ow, ox, oy, oz = qinv(old_w, old_x, old_y, old_z)
+  local dx, dy, dz = qrot(ow, ox, oy, oz, r.px - parent_space_point.x, r.py - parent_space_point.y,
+    r.pz - parent_space_point.z)
+  dx, dy, dz = qrot(r.rw, r.rx, r.ry, r.rz, dx, dy, dz)
+  r.px, r.py, r.pz = parent_space_point.x + dx, parent_space_point.y + dy, parent_space_point.z + dz
+  mark_dirty(r)
+end
+N.Scale = function(self, a, b, c)
+  local r = node_rec(self)
+  local x, y, z
+  if type(a) == "number" and b == nil then x, y, z = a, a, a else x, y, z = vec_args(a, b, c) end
+  r.sx, r.sy, r.sz = r.sx * x, r.sy * y, r.sz * z
+  mark_dirty(r)
+end
+N.Scale2D = function(self, s) N.Scale(self, s.x, s.y, 1) end
+N.LookAt = function(self, target, up, space)
+  local r = node_rec(self)
+  space = space or TS_WORLD
+  up = up or v3(0, 1, 0)
+  local tx, ty, tz = target.x, target.y, target.z
+  if space == TS_LOCAL then tx, ty, tz = apply(r, tx, ty, tz, 1)
+  elseif space == TS_PARENT and not parent_is_root(r) then tx, ty, tz = apply(r.parent, tx, ty, tz, 1) end
+  local wr = world(r)
+  local dx, dy, dz = tx - wr.m03, ty - wr.m13, tz - wr.m23
+  if dx == 0 and dy == 0 and dz == 0 then return false end
+  local q = E.IMPL.Quaternion.new()
+  if not q:FromLookRotation(v3(dx, dy, dz), up) then return false end
+  N.SetWorldRotation(self, q)
+  return true
+end
+N.LocalToWorld = function(self, v)
+  local r = node_rec(self)
+  if E.is(v, "Vector4") then return v3(apply(r, v.x, v.y, v.z, v.w)) end
+  return v3(apply(r, v.x, v.y, v.z, 1))
+end
+N.LocalToWorld2D = function(self, v)
+  local x, y = apply(node_rec(self), v.x, v.y, 0, 1)
+  return E.Vector2_new(x, y)
+end
+N.WorldToLocal = function(self, v)
+  local r = node_rec(self)
+  if E.is(v, "Vector4") then return v3(inverse_apply(r, v.x, v.y, v.z, v.w)) end
+  return v3(inverse_apply(r, v.x, v.y, v.z, 1))
+end
+N.WorldToLocal2D = function(self, v)
+  local x, y = inverse_apply(node_rec(self), v.x, v.y, 0, 1)
+  return E.Vector2_new(x, y)
+end
+
+-- enable state
+local function set_enabled(r, enable, recursive, store_self)
+  if store_self then r.enabled_prev = enable end
+  if r.enabled ~= enable then
+    r.enabled = enable
+    for _, c in ipairs(r.components) do
+      if c.on_node_set_enabled then c.on_node_set_enabled(c) end
+    end
+  end
+  if recursive then
+    for _, child in ipairs(r.children) do set_enabled(child, enable, true, store_self) end
+  end
+end
+N.SetEnabled = function(self, enable) set_enabled(node_rec(self), enable and true or false, false, true) end
+N.SetEnabledRecursive = function(self, enable) set_enabled(node_rec(self), enable and true or false, true, true) end
+N.SetDeepEnabled = function(self, enable) set_enabled(node_rec(self), enable and true or false, true, false) end
+N.ResetDeepEnabled = function(self)
+  local function reset(r)
+    set_enabled(r, r.enabled_prev, false, false)
+    for _, c in ipairs(r.children) do reset(c) end
+  end
+  reset(node_rec(self))
+end
+N.IsEnabled = function(self) return node_rec(self).enabled end
+N.IsEnabledSelf = function(self) return node_rec(self).enabled_prev end
+
+-- hierarchy
+N.CreateChild = function(self, name, mode, id, temporary)
+  local parent = node_rec(self)
+  local r = new_node("Node")
+  if type(name) == "string" then r.name = name end
+  r.local_mode = (mode == 1)
+  r.temporary = temporary and true or false
+  attach(parent, r)
+  if parent.scene == nil then r.id = 0 end
+  return r.proxy
+end
+N.CreateTemporaryChild = function(self, name, mode, id) return N.CreateChild(self, name, mode, id, true) end
+N.AddChild = function(self, child, index)
+  if child == nil then return end
+  attach(node_rec(self), node_rec(child), index)
+end
+N.RemoveChild = function(self, child)
+  local r = node_rec(self)
+  local c = REC[child]
+  if c and c.parent == r then remove_node(c) end
+end
+N.RemoveAllChildren = function(self)
+  local r = node_rec(self)
+  local kids = {}
+  for i, c in ipairs(r.children) do kids[i] = c end
+  for _, c in ipairs(kids) do remove_node(c) end
+end
+N.RemoveChildren = function(self, remove_replicated, remove_local, recursive)
+  local r = node_rec(self)
+  local kids = {}
+  for i, c in ipairs(r.children) do kids[i] = c end
+  for _, c in ipairs(kids) do
+    local is_local = c.id >= FIRST_LOCAL_ID
+    if recursive then N.RemoveChildren(c.proxy, remove_replicated, remove_local, true) end
+    if (is_local and remove_local) or (not is_local and remove_replicated) then remove_node(c) end
+  end
+end
+N.Remove = function(self)
+  local r = REC[self]
+  if r == nil or r.removed then return end
+  remove_node(r)
+end
+N.SetParent = function(self, parent)
+  local r = node_rec(self)
+  local p = node_rec(parent)
+  -- keep the world transform, as Urho3D's SetParent does
+  local wr = world(r)
+  local px, py, pz = wr.m03, wr.m13, wr.m23
+  local qw, qx, qy, qz = wr.ww, wr.wx, wr.wy, wr.wz
+  local sx, sy, sz = world_scale(r)
+  attach(p, r)
+  N.SetWorldPosition(self, v3(px, py, pz))
+  N.SetWorldRotation(self, quat(qw, qx, qy, qz))
+  N.SetWorldScale(self, sx, sy, sz)
+end
+N.GetParent = function(self) local p = node_rec(self).parent; return p and p.proxy end
+N.GetScene = function(self) local s = node_rec(self).scene; return s and s.proxy end
+N.IsChildOf = function(self, node)
+  local target = REC[node]
+  local p = node_rec(self).parent
+  while p do
+    if p == target then return true end
+    p = p.parent
+  end
+  return false
+end
+N.GetNumChildren = function(self, recursive)
+  local r = node_rec(self)
+  if not recursive then return #r.children end
+  local n = 0
+  local function count(x) for _, c in ipairs(x.children) do n = n + 1; count(c) end end
+  count(r)
+  return n
+end
+local function collect_children(r, recursive, out, pred)
+  for _, c in ipairs(r.children) do
+    if pred == nil or pred(c) then out[#out + 1] = c.proxy end
+    if recursive then collect_children(c, true, out, pred) end
+  end
+  return out
+end
+N.GetChildren = function(self, recursive) return collect_children(node_rec(self), recursive, {}) end
+N.GetChild = function(self, key, recursive)
+  local r = node_rec(self)
+  if type(key) == "number" then
+    local c = r.children[key + 1]
+    return c and c.proxy
+  end
+  local name = type(key) == "string" and key or (E.is(key, "StringHash") and key.name_) or nil
+  local function find(x)
+    for _, c in ipairs(x.children) do
+      if c.name == name then return c end
+      if recursive then
+        local found = find(c)
+        if found then return found end
+      end
+    end
+    return nil
+  end
+  local found = find(r)
+  return found and found.proxy
+end
+N.GetChildrenWithComponent = function(self, type_name, recursive)
+  return collect_children(node_rec(self), recursive, {}, function(c)
+    for _, comp in ipairs(c.components) do if comp.type_name == type_name then return true end end
+    return false
+  end)
+end
+N.GetChildrenWithTag = function(self, tag, recursive)
+  return collect_children(node_rec(self), recursive, {}, function(c)
+    for _, t in ipairs(c.tags) do if t == tag then return true end end
+    return false
+  end)
+end
+
+-- tags and vars
+N.AddTag = function(self, tag)
+  local r = node_rec(self)
+  for _, t in ipairs(r.tags) do if t == tag then return end end
+  r.tags[#r.tags + 1] = tag
+end
+N.AddTags = function(self, tags, sep)
+  if type(tags) == "string" then
+    for t in tags:gmatch("[^" .. (sep or ";") .. "]+") do N.AddTag(self, t) end
+  else
+    for _, t in ipairs(tags) do N.AddTag(self, t) end
+  end
+end
+N.RemoveTag = function(self, tag)
+  local r = node_rec(self)
+  for i, t in ipairs(r.tags) do if t == tag then tremove(r.tags, i); return true end end
+  return false
+end
+N.RemoveAllTags = function(self) node_rec(self).tags = {} end
+N.HasTag = function(self, tag)
+  for _, t in ipairs(node_rec(self).tags) do if t == tag then return true end end
+  return false
+end
+N.GetTags = function(self) local out = {}; for i, t in ipairs(node_rec(self).tags) do out[i] = t end; return out end
+local function var_key(k)
+  if type(k) == "string" then return k end
+  if E.is(k, "StringHash") then return k.name_ or k.value_ end
+  return k
+end
+N.SetVar = function(self, key, value)
+  local r = node_rec(self)
+  local k = var_key(key)
+  if r.vars[k] == nil then r.var_order[#r.var_order + 1] = k end
+  r.vars[k] = E.variant_of(value)
+end
+N.GetVar = function(self, key)
+  return node_rec(self).vars[var_key(key)] or E.Variant_new("None", nil)
+end
+N.GetVars = function(self)
+  local r = node_rec(self)
+  local values = {}
+  for k, v in pairs(r.vars) do values[k] = v end
+  return E.VariantMap_new(values)
+end
+
+N.Clone = function(self, mode)
+  local src = node_rec(self)
+  local parent = src.parent
+  if parent == nil then return nil end
+  local function clone_into(p, s)
+    local r = new_node("Node")
+    r.name = s.name
+    r.px, r.py, r.pz, r.rw, r.rx, r.ry, r.rz, r.sx, r.sy, r.sz = s.px, s.py, s.pz, s.rw, s.rx, s.ry, s.rz, s.sx,
+      s.sy, s.sz
+    for i, t in ipairs(s.tags) do r.tags[i] = t end
+    for i, k in ipairs(s.var_order) do r.var_order[i] = k; r.vars[k] = s.vars[k] end
+    r.enabled, r.enabled_prev = s.enabled, s.enabled_prev
+    attach(p, r)
+    for _, c in ipairs(s.components) do E.clone_component(c, r) end
+    for _, child in ipairs(s.children) do clone_into(r, child) end
+    return r
+  end
+  return clone_into(parent, src).proxy
+end
+
+Node.new = function()
+  local r = new_node("Node")
+  return r.proxy
+end
+
+----------------------------------------------------------------------------------------------------
+-- Scene
+----------------------------------------------------------------------------------------------------
+local SC = Scene.methods
+Scene.new = function()
+  local r = new_node("Scene")
+  r.kind = "node"
+  r.is_scene = true
+  r.nodes, r.components = {}, {}
+  r.next_node, r.next_local_node = FIRST_REPLICATED_ID, FIRST_LOCAL_ID
+  r.next_component, r.next_local_component = FIRST_REPLICATED_ID, FIRST_LOCAL_ID
+  r.update_enabled = true
+  r.time_scale = 1.0
+  r.elapsed = 0.0
+  r.smoothing_constant = 50.0
+  r.snap_threshold = 5.0
+  r.scene = r
+  register_node(r, r, FIRST_REPLICATED_ID)
+  r.next_node = FIRST_REPLICATED_ID + 1
+  E.scenes[#E.scenes + 1] = r
+  return r.proxy
+end
+E.scenes = {}
+local function scene_rec(self)
+  local r = node_rec(self)
+  if not r.is_scene then error("invalid 'self' (a Scene was expected)", 3) end
+  return r
+end
+SC.GetNode = function(self, id) local n = scene_rec(self).nodes[id]; return n and n.proxy end
+SC.GetComponent = function(self, a, b)
+  if type(a) == "number" then
+    local c = scene_rec(self).components[a]
+    return c and c.proxy
+  end
+  return N.GetComponent(self, a, b)
+end
+SC.SetUpdateEnabled = function(self, v) scene_rec(self).update_enabled = v and true or false end
+SC.IsUpdateEnabled = function(self) return scene_rec(self).update_enabled end
+SC.SetTimeScale = function(self, s) scene_rec(self).time_scale = s end
+SC.GetTimeScale = function(self) return scene_rec(self).time_scale end
+SC.SetElapsedTime = function(self, t) scene_rec(self).elapsed = t end
+SC.GetElapsedTime = function(self) return scene_rec(self).elapsed end
+SC.SetSmoothingConstant = function(self, v) scene_rec(self).smoothing_constant = v end
+SC.GetSmoothingConstant = function(self) return scene_rec(self).smoothing_constant end
+SC.SetSnapThreshold = function(self, v) scene_rec(self).snap_threshold = v end
+SC.GetSnapThreshold = function(self) return scene_rec(self).snap_threshold end
+SC.Clear = function(self)
+  local r = scene_rec(self)
+  N.RemoveAllChildren(self)
+  N.RemoveAllComponents(self)
+  r.next_node = FIRST_REPLICATED_ID + 1
+end
+SC.IsAsyncLoading = function() return false end
+SC.GetAsyncProgress = function() return 1.0 end
+SC.GetFileName = function() return "" end
+SC.Update = function(self, step) E.update_scene(scene_rec(self), step) end
+for _, fmt in ipairs({"LoadXML", "LoadJSON", "Load", "LoadAsync", "LoadAsyncXML", "InstantiateXML",
+                      "InstantiateJSON", "Instantiate"}) do
+  SC[fmt] = function(self, src)
+    E.log("ERROR", "Scene:" .. fmt .. " is not supported headless yet")
+    return fmt:find("Instantiate") and nil or false
+  end
+end
+for _, fmt in ipairs({"SaveXML", "SaveJSON", "Save"}) do
+  SC[fmt] = function() return false end
+end

@@ -1,0 +1,266 @@
+-- Components: the base class, creation by type name, and script objects (LuaScriptInstance).
+local error, type, setmetatable, ipairs, pairs, tostring = error, type, setmetatable, ipairs, pairs, tostring
+local sformat, tremove = string.format, table.remove
+local REC, node_rec = E.REC, E.node_rec
+
+E.COMPONENT_FACTORIES = {}   -- type name -> function(record) initialising the record
+local FIRST_LOCAL_ID = 0x01000000
+
+function E.register_component(scene, c)
+  if scene == nil then return end
+  if c.local_mode then
+    c.id = scene.next_local_component
+    scene.next_local_component = c.id + 1
+  else
+    c.id = scene.next_component
+    scene.next_component = c.id + 1
+  end
+  scene.components[c.id] = c
+  if c.on_scene_set then c.on_scene_set(c, scene) end
+end
+
+local function is_component_class(name)
+  local decl = E.REGISTRY.classes[name]
+  while decl do
+    if decl.name == "Component" then return true end
+    decl = decl.base and E.REGISTRY.classes[decl.base]
+  end
+  return false
+end
+
+local function create_component(node, type_name, mode)
+  if E.is(type_name, "StringHash") then type_name = type_name.name_ end
+  if type(type_name) ~= "string" then error("bad argument #1 to 'CreateComponent' (string expected)", 3) end
+  local factory = E.COMPONENT_FACTORIES[type_name]
+  if factory == nil then
+    if is_component_class(type_name) then return E.missing(type_name) end
+    E.log("ERROR", sformat("Could not create unknown component type %s", type_name))
+    return nil
+  end
+  local impl = IMPL[type_name]
+  local proxy = setmetatable({}, impl.mt)
+  local c = {kind = "component", type_name = type_name, proxy = proxy, node = node, enabled = true, id = 0,
+             local_mode = (mode == 1)}
+  REC[proxy] = c
+  factory(c)
+  node.components[#node.components + 1] = c
+  E.register_component(node.scene, c)
+  if node.scene and E.has_subscribers("ComponentAdded") then
+    E.send_event("ComponentAdded", {Scene = node.scene.proxy, Node = node.proxy, Component = proxy},
+      node.scene.proxy)
+  end
+  return proxy
+end
+E.create_component = create_component
+
+function E.clone_component(src, node)
+  local proxy = create_component(node, src.type_name, src.local_mode and 1 or 0)
+  local c = REC[proxy]
+  if src.clone_into then src.clone_into(src, c) end
+  c.enabled = src.enabled
+  return proxy
+end
+
+local function remove_component(c)
+  local node = c.node
+  if node == nil then return end
+  for i, x in ipairs(node.components) do
+    if x == c then tremove(node.components, i); break end
+  end
+  if node.scene then node.scene.components[c.id] = nil end
+  if c.on_removed then c.on_removed(c) end
+  c.node = nil
+  c.removed = true
+end
+E.remove_component = remove_component
+
+local N = IMPL.Node.methods
+N.CreateComponent = function(self, type_name, mode, id) return create_component(node_rec(self), type_name, mode) end
+N.GetOrCreateComponent = function(self, type_name, mode, id)
+  return N.GetComponent(self, type_name) or create_component(node_rec(self), type_name, mode)
+end
+N.CloneComponent = function(self, component, mode, id)
+  local c = REC[component]
+  if c == nil then return nil end
+  return E.clone_component(c, node_rec(self))
+end
+local function matches(c, type_name)
+  if c.type_name == type_name then return true end
+  for _, d in ipairs(E.lineage(c.type_name)) do if d.name == type_name then return true end end
+  return false
+end
+N.GetComponent = function(self, type_name, recursive)
+  if E.is(type_name, "StringHash") then type_name = type_name.name_ end
+  local r = node_rec(self)
+  local function find(n)
+    for _, c in ipairs(n.components) do if matches(c, type_name) then return c.proxy end end
+    if recursive then
+      for _, child in ipairs(n.children) do
+        local found = find(child)
+        if found then return found end
+      end
+    end
+    return nil
+  end
+  return find(r)
+end
+N.GetComponents = function(self, type_name, recursive)
+  local out = {}
+  local function walk(n)
+    for _, c in ipairs(n.components) do
+      if type_name == nil or matches(c, type_name) then out[#out + 1] = c.proxy end
+    end
+    if recursive then for _, child in ipairs(n.children) do walk(child) end end
+  end
+  walk(node_rec(self))
+  return out
+end
+N.GetNumComponents = function(self) return #node_rec(self).components end
+N.HasComponent = function(self, type_name) return N.GetComponent(self, type_name) ~= nil end
+N.RemoveComponent = function(self, what)
+  local r = node_rec(self)
+  if type(what) == "string" then
+    for _, c in ipairs(r.components) do if matches(c, what) then return remove_component(c) end end
+    return
+  end
+  local c = REC[what]
+  if c and c.node == r then remove_component(c) end
+end
+N.RemoveComponents = function(self, type_name)
+  local r = node_rec(self)
+  local list = {}
+  for _, c in ipairs(r.components) do if type_name == nil or matches(c, type_name) then list[#list + 1] = c end end
+  for _, c in ipairs(list) do remove_component(c) end
+end
+N.RemoveAllComponents = function(self) N.RemoveComponents(self, nil) end
+
+-- Component base
+local function comp_rec(self)
+  local c = REC[self]
+  if c == nil or c.kind ~= "component" then error("invalid 'self' (a Component was expected)", 3) end
+  return c
+end
+E.comp_rec = comp_rec
+local C = class("Component").methods
+C.GetNode = function(self) local c = comp_rec(self); return c.node and c.node.proxy end
+C.GetScene = function(self) local c = comp_rec(self); return c.node and c.node.scene and c.node.scene.proxy end
+C.GetID = function(self) return comp_rec(self).id end
+C.IsReplicated = function(self) return comp_rec(self).id < FIRST_LOCAL_ID end
+C.SetEnabled = function(self, v)
+  local c = comp_rec(self)
+  c.enabled = v and true or false
+  if c.on_set_enabled then c.on_set_enabled(c) end
+end
+C.IsEnabled = function(self) return comp_rec(self).enabled end
+C.IsEnabledEffective = function(self)
+  local c = comp_rec(self)
+  return c.enabled and c.node ~= nil and c.node.enabled
+end
+C.Remove = function(self) remove_component(comp_rec(self)) end
+C.GetComponent = function(self, type_name)
+  local c = comp_rec(self)
+  return c.node and N.GetComponent(c.node.proxy, type_name)
+end
+C.DrawDebugGeometry = function() end
+C.SetTemporary = function(self, v) comp_rec(self).temporary = v end
+C.IsTemporary = function(self) return comp_rec(self).temporary == true end
+
+----------------------------------------------------------------------------------------------------
+-- Script objects: ScriptObject() makes a class table; node:CreateScriptObject("Name") instantiates it,
+-- sets `instance.node`, calls Start(), then DelayedStart() before its first update; Update(timeStep),
+-- PostUpdate, FixedUpdate and FixedPostUpdate are called when defined; Stop() when removed.
+----------------------------------------------------------------------------------------------------
+E.script_objects = {}   -- in creation order: {instance=, node=, started=, alive=, class=}
+FUNCTIONS.ScriptObject = function()
+  local cls = {}
+  cls.__index = cls
+  return cls
+end
+
+local function call_method(so, name, ...)
+  local fn = so.instance[name]
+  if type(fn) == "function" then
+    E.protected(name, fn, so.instance, ...)
+  end
+end
+
+local function create_script_object(node, a, b)
+  -- CreateScriptObject("ClassName") or CreateScriptObject(fileName, "ClassName")
+  local class_name = b or a
+  local cls = E.game_env[class_name]
+  if type(cls) ~= "table" then
+    E.log("ERROR", sformat("Could not find Lua table %s", tostring(class_name)))
+    return nil
+  end
+  local instance = setmetatable({}, cls)
+  local so = {instance = instance, node = node, class_name = class_name, alive = true, started = false}
+  instance.node = node.proxy
+  instance.subscriptions_receiver = so
+  node.script_objects[#node.script_objects + 1] = so
+  E.script_objects[#E.script_objects + 1] = so
+  E.SCRIPT_INSTANCES[instance] = so
+  call_method(so, "Start")
+  return instance
+end
+E.SCRIPT_INSTANCES = setmetatable({}, {__mode = "k"})
+
+function E.script_object_stop(so)
+  if not so.alive then return end
+  so.alive = false
+  call_method(so, "Stop")
+  E.unsubscribe_all(so)
+end
+
+N.CreateScriptObject = function(self, a, b) return create_script_object(node_rec(self), a, b) end
+N.GetScriptObject = function(self, class_name)
+  for _, so in ipairs(node_rec(self).script_objects) do
+    if so.alive and (class_name == nil or so.class_name == class_name) then return so.instance end
+  end
+  return nil
+end
+
+-- Methods games call on script object instances (self:SubscribeToEvent(...) and friends) come from
+-- this table, installed as the fallback of every ScriptObject class.
+local instance_api = {
+  SubscribeToEvent = function(self, a, b, c)
+    local so = E.SCRIPT_INSTANCES[self]
+    if so == nil then return end
+    if c ~= nil then return E.subscribe(so, self, a, b, c) end
+    return E.subscribe(so, self, nil, a, b)
+  end,
+  UnsubscribeFromEvent = function(self, a, b)
+    local so = E.SCRIPT_INSTANCES[self]
+    if so == nil then return end
+    if b ~= nil then return E.unsubscribe(so, a, b) end
+    return E.unsubscribe(so, false, a)
+  end,
+  UnsubscribeFromAllEvents = function(self)
+    local so = E.SCRIPT_INSTANCES[self]
+    if so then E.unsubscribe_all(so) end
+  end,
+  GetNode = function(self) return self.node end,
+  GetScene = function(self) return self.node and self.node:GetScene() end,
+  SendEvent = function(self, event, data) return E.send_event(E.event_name_of(event), data or {}, self) end,
+}
+local base_script_object = FUNCTIONS.ScriptObject
+FUNCTIONS.ScriptObject = function()
+  local cls = base_script_object()
+  setmetatable(cls, {__index = instance_api})
+  return cls
+end
+
+-- Per-frame script object callbacks, in creation order.
+function E.update_script_objects(scene, method, step)
+  local list = E.script_objects
+  local n = #list
+  for i = 1, n do
+    local so = list[i]
+    if so.alive and so.node.scene == scene and so.node.enabled then
+      if method == "Update" and not so.started then
+        so.started = true
+        call_method(so, "DelayedStart")
+      end
+      call_method(so, method, step)
+    end
+  end
+end

@@ -1,0 +1,314 @@
+-- Rendering components kept as state: nothing draws, everything can be asserted.
+local error, type, setmetatable, ipairs, pairs, tostring = error, type, setmetatable, ipairs, pairs, tostring
+local sformat, tan, rad, sqrt, mmin, mmax = string.format, math.tan, math.rad, math.sqrt, math.min, math.max
+local REC, comp_rec = E.REC, E.comp_rec
+local config = E.host.config
+
+-- Define Set<Name>/Get<Name> (Is<Name> for booleans) over record fields with defaults.
+function E.simple_properties(impl, defaults, factory_extra)
+  local M = impl.methods
+  local keys = E.sorted_keys(defaults)
+  local declared = E.REGISTRY.classes[impl.name].methods
+  for _, name in ipairs(keys) do
+    local key = name
+    local function define(method, fn)
+      if declared[method] then M[method] = fn end
+    end
+    define("Set" .. name, function(self, v) comp_rec(self)[key] = v end)
+    define("Get" .. name, function(self) return comp_rec(self)[key] end)
+    define("Is" .. name, function(self) return comp_rec(self)[key] end)
+    define("Has" .. name, function(self) return comp_rec(self)[key] end)
+  end
+  return function(c)
+    for _, name in ipairs(keys) do
+      local v = defaults[name]
+      if type(v) == "function" then v = v() end
+      c[name] = v
+    end
+    if factory_extra then factory_extra(c) end
+  end
+end
+local props = E.simple_properties
+local function color(r, g, b, a) return function() return E.IMPL.Color.new(r, g, b, a or 1) end end
+
+E.COMPONENT_FACTORIES.Octree = props(class("Octree"), {})
+class("Octree").methods.SetSize = function(self, box, levels) local c = comp_rec(self); c.box = box; c.levels = levels end
+class("Octree").methods.GetNumLevels = function(self) return comp_rec(self).levels or 8 end
+class("Octree").methods.Raycast = function() return {} end
+class("Octree").methods.RaycastSingle = function() return {} end
+E.COMPONENT_FACTORIES.DebugRenderer = props(class("DebugRenderer"), {LineAntiAlias = false})
+for _, m in ipairs({"AddLine", "AddTriangle", "AddBoundingBox", "AddNode", "AddSphere", "AddCircle", "AddCross",
+                    "AddQuad", "AddFrustum", "AddPolyhedron", "AddSkeleton",
+                    "AddPolygon", "AddSphereSector"}) do
+  class("DebugRenderer").methods[m] = function(self) local c = comp_rec(self); c.count = (c.count or 0) + 1 end
+end
+
+-- Camera: Urho3D's projection conventions (D3D depth 0..1), aspect from the screen when automatic.
+local Cam = class("Camera")
+E.COMPONENT_FACTORIES.Camera = props(Cam, {NearClip = 0.1, FarClip = 1000.0, Fov = 45.0, OrthoSize = 20.0,
+  AspectRatio = 1.0, Zoom = 1.0, LodBias = 1.0, ViewMask = 0xffffffff, ViewOverrideFlags = 0, FillMode = 0,
+  Orthographic = false, AutoAspectRatio = true, UseReflection = false, UseClipping = false, FlipVertical = false,
+  ProjectionOffset = function() return E.Vector2_new(0, 0) end})
+local CM = Cam.methods
+local function aspect(c)
+  if c.AutoAspectRatio then return config.screen_width / config.screen_height end
+  return c.AspectRatio
+end
+CM.GetAspectRatio = function(self) return aspect(comp_rec(self)) end
+CM.SetAspectRatio = function(self, v) local c = comp_rec(self); c.AspectRatio = v; c.AutoAspectRatio = false end
+CM.GetNearClip = function(self)
+  local c = comp_rec(self)
+  if c.Orthographic then return 0.0 end
+  return c.NearClip
+end
+local function projection(c)
+  local M4 = E.IMPL.Matrix4
+  local m = M4.statics.ZERO()
+  local near, far = c.Orthographic and 0.0 or c.NearClip, c.FarClip
+  local ar = aspect(c)
+  local off = c.ProjectionOffset
+  if not c.Orthographic then
+    local h = (1.0 / tan(rad(c.Fov) * 0.5)) * c.Zoom
+    local w = h / ar
+    local q = far / (far - near)
+    m.m00, m.m02, m.m11, m.m12, m.m22, m.m23, m.m32 = w, off.x * 2, h, off.y * 2, q, -q * near, 1.0
+  else
+    local h = (1.0 / (c.OrthoSize * 0.5)) * c.Zoom
+    local w = h / ar
+    m.m00, m.m03, m.m11, m.m13, m.m22, m.m23, m.m33 = w, off.x * 2, h, off.y * 2, 1.0 / far, 0.0, 1.0
+  end
+  return m
+end
+local function view(c)
+  local n = c.node
+  local M34 = E.IMPL.Matrix3x4
+  local wr = E.world(n)
+  local eff = M34.new(E.Vector3_new(wr.m03, wr.m13, wr.m23), E.IMPL.Quaternion.new(wr.ww, wr.wx, wr.wy, wr.wz), 1.0)
+  return eff:Inverse()
+end
+CM.GetProjection = function(self) return projection(comp_rec(self)) end
+CM.GetView = function(self) return view(comp_rec(self)) end
+local function mat4_of(m34)
+  return m34:ToMatrix4()
+end
+CM.WorldToScreenPoint = function(self, p)
+  local c = comp_rec(self)
+  local eye = view(c) * p
+  local x, y
+  if eye.z > 0 then
+    local s = projection(c) * eye
+    x, y = s.x, s.y
+  else
+    x = (-eye.x > 0) and -1.0 or 1.0
+    y = (-eye.y > 0) and -1.0 or 1.0
+  end
+  return E.Vector2_new(x / 2 + 0.5, 1.0 - (y / 2 + 0.5))
+end
+CM.GetScreenRay = function(self, x, y)
+  local c = comp_rec(self)
+  local vp = projection(c) * mat4_of(view(c))
+  local inv = vp:Inverse()
+  x, y = 2.0 * x - 1.0, 1.0 - 2.0 * y
+  local near = inv * E.Vector3_new(x, y, 0.0)
+  local far = inv * E.Vector3_new(x, y, 1.0)
+  return E.IMPL.Ray.new(near, (far - near):Normalized())
+end
+CM.ScreenToWorldPoint = function(self, sp)
+  local c = comp_rec(self)
+  local ray = CM.GetScreenRay(self, sp.x, sp.y)
+  local d = ray.direction
+  local vdir = view(c) * E.IMPL.Vector4.new(d.x, d.y, d.z, 0.0)
+  local near = c.Orthographic and 0.0 or c.NearClip
+  local dist = mmax(sp.z - near, 0.0) / vdir.z
+  return ray.origin + d * dist
+end
+CM.GetHalfViewSize = function(self)
+  local c = comp_rec(self)
+  if c.Orthographic then return c.OrthoSize * 0.5 / c.Zoom end
+  return c.NearClip * tan(rad(c.Fov) * 0.5) / c.Zoom
+end
+CM.GetDistance = function(self, p)
+  local c = comp_rec(self)
+  local wr = E.world(c.node)
+  local dx, dy, dz = p.x - wr.m03, p.y - wr.m13, p.z - wr.m23
+  if c.Orthographic then
+    local fx, fy, fz = E.qrot(wr.ww, wr.wx, wr.wy, wr.wz, 0, 0, 1)
+    return math.abs(dx * fx + dy * fy + dz * fz)
+  end
+  return sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+-- Light, Zone
+local Light = class("Light")
+E.COMPONENT_FACTORIES.Light = props(Light, {LightType = 1, Color = color(1, 1, 1), Brightness = 1.0,
+  Range = 10.0, Fov = 30.0, AspectRatio = 1.0, SpecularIntensity = 1.0, CastShadows = false,
+  PerVertex = false, FadeDistance = 0.0, ShadowFadeDistance = 0.0, ShadowIntensity = 0.0,
+  ShadowResolution = 1.0, ShadowNearFarRatio = 0.002, Temperature = 6590.0, Radius = 0.0, Length = 0.0,
+  UsePhysicalValues = false, ShadowBias = function() return nil end, ShadowCascade = function() return nil end,
+  ShadowFocus = function() return nil end, RampTexture = function() return nil end,
+  ShapeTexture = function() return nil end, LightMask = 0xffffffff, ViewMask = 0xffffffff})
+local Zone = class("Zone")
+E.COMPONENT_FACTORIES.Zone = props(Zone, {AmbientColor = color(0.1, 0.1, 0.1), FogColor = color(0, 0, 0),
+  FogStart = 250.0, FogEnd = 1000.0, FogHeight = 0.0, FogHeightScale = 0.5, Priority = 0, HeightFog = false,
+  Override = false, AmbientGradient = false, BoundingBox = function()
+    return E.IMPL.BoundingBox.new(E.Vector3_new(-10, -10, -10), E.Vector3_new(10, 10, 10)) end,
+  ZoneTexture = function() return nil end})
+
+-- Drawables
+local Drawable = class("Drawable")
+local drawable_defaults = {CastShadows = false, Occluder = false, Occludee = true, DrawDistance = 0.0,
+  ShadowDistance = 0.0, LodBias = 1.0, ViewMask = 0xffffffff, LightMask = 0xffffffff, ShadowMask = 0xffffffff,
+  ZoneMask = 0xffffffff, MaxLights = 0}
+props(Drawable, drawable_defaults)
+local function drawable_factory(extra)
+  local init = {}
+  for k, v in pairs(drawable_defaults) do init[k] = v end
+  for k, v in pairs(extra or {}) do init[k] = v end
+  local keys = E.sorted_keys(init)
+  return function(c)
+    for _, k in ipairs(keys) do
+      local v = init[k]
+      if type(v) == "function" then v = v() end
+      c[k] = v
+    end
+    c.materials = {}
+  end
+end
+E.drawable_factory = drawable_factory
+local D = Drawable.methods
+local function local_box(c)
+  local m = c.model and REC[c.model]
+  if m and m.bbox then return m.bbox end
+  return nil
+end
+D.GetBoundingBox = function(self)
+  local b = local_box(comp_rec(self))
+  if b == nil then return E.IMPL.BoundingBox.new() end
+  return E.IMPL.BoundingBox.new(E.Vector3_new(b[1], b[2], b[3]), E.Vector3_new(b[4], b[5], b[6]))
+end
+D.GetWorldBoundingBox = function(self)
+  local c = comp_rec(self)
+  local box = D.GetBoundingBox(self)
+  if c.node == nil then return box end
+  return box:Transformed(c.node.proxy:GetWorldTransform())
+end
+D.IsInView = function() return true end
+D.GetZone = function() return nil end
+
+local SM = class("StaticModel")
+E.COMPONENT_FACTORIES.StaticModel = drawable_factory({OcclusionLodLevel = 0xffffffff})
+local S = SM.methods
+S.SetModel = function(self, model)
+  local c = comp_rec(self)
+  c.model = model
+  local m = model and REC[model]
+  local n = m and m.num_geometries or 1
+  local mats = {}
+  for i = 1, n do mats[i] = c.materials[i] end
+  c.materials = mats
+end
+S.GetModel = function(self) return comp_rec(self).model end
+S.SetMaterial = function(self, a, b)
+  local c = comp_rec(self)
+  if b == nil then
+    local n = math.max(#c.materials, 1)
+    for i = 1, n do c.materials[i] = a end
+    return
+  end
+  c.materials[a + 1] = b
+  return true
+end
+S.GetMaterial = function(self, index) return comp_rec(self).materials[(index or 0) + 1] end
+S.GetNumGeometries = function(self)
+  local m = comp_rec(self).model
+  return m and REC[m] and REC[m].num_geometries or 0
+end
+S.SetOcclusionLodLevel = function(self, v) comp_rec(self).OcclusionLodLevel = v end
+S.GetOcclusionLodLevel = function(self) return comp_rec(self).OcclusionLodLevel end
+S.IsInside = function(self, p) return D.GetWorldBoundingBox(self):IsInside(p) ~= 0 end
+S.IsInsideLocal = function(self, p) return D.GetBoundingBox(self):IsInside(p) ~= 0 end
+S.ApplyMaterialList = function() return true end
+function E.clone_drawable(src, dst)
+  for k, v in pairs(src) do
+    if k ~= "proxy" and k ~= "node" and k ~= "id" and k ~= "materials" then dst[k] = v end
+  end
+  for i, m in ipairs(src.materials or {}) do dst.materials[i] = m end
+end
+
+-- Renderer and Viewport
+local Renderer = class("Renderer")
+local rstate = {viewports = {}, hdr = false, default_zone = nil, shadow_quality = 2, draw_shadows = true,
+  specular = true, texture_quality = 2, material_quality = 2, shadow_map_size = 1024, dynamic_instancing = true,
+  max_occluder_triangles = 5000, num_viewports = 1}
+local R = Renderer.methods
+R.SetViewport = function(_, index, vp) rstate.viewports[index] = vp end
+R.GetViewport = function(_, index) return rstate.viewports[index] end
+R.SetNumViewports = function(_, n) rstate.num_viewports = n end
+R.GetNumViewports = function() return rstate.num_viewports end
+R.SetHDRRendering = function(_, v) rstate.hdr = v end
+R.GetHDRRendering = function() return rstate.hdr end
+R.GetDefaultZone = function()
+  if rstate.default_zone == nil then
+    local proxy = setmetatable({}, class("Zone").mt)
+    local c = {kind = "component", type_name = "Zone", proxy = proxy, enabled = true, id = 0}
+    REC[proxy] = c
+    E.COMPONENT_FACTORIES.Zone(c)
+    rstate.default_zone = proxy
+  end
+  return rstate.default_zone
+end
+R.SetShadowQuality = function(_, q) rstate.shadow_quality = q end
+R.GetShadowQuality = function() return rstate.shadow_quality end
+R.SetDrawShadows = function(_, v) rstate.draw_shadows = v end
+R.GetDrawShadows = function() return rstate.draw_shadows end
+R.SetSpecularLighting = function(_, v) rstate.specular = v end
+R.GetSpecularLighting = function() return rstate.specular end
+R.SetTextureQuality = function(_, v) rstate.texture_quality = v end
+R.GetTextureQuality = function() return rstate.texture_quality end
+R.SetMaterialQuality = function(_, v) rstate.material_quality = v end
+R.GetMaterialQuality = function() return rstate.material_quality end
+R.SetShadowMapSize = function(_, v) rstate.shadow_map_size = v end
+R.GetShadowMapSize = function() return rstate.shadow_map_size end
+R.SetDynamicInstancing = function(_, v) rstate.dynamic_instancing = v end
+R.GetDynamicInstancing = function() return rstate.dynamic_instancing end
+R.SetMaxOccluderTriangles = function(_, v) rstate.max_occluder_triangles = v end
+R.GetMaxOccluderTriangles = function() return rstate.max_occluder_triangles end
+R.SetDefaultRenderPath = function(_, p) rstate.render_path = p end
+R.GetDefaultRenderPath = function() return rstate.render_path end
+R.DrawDebugGeometry = function() end
+R.ReloadShaders = function() end
+GLOBALS.renderer = E.new_object("Renderer")
+FUNCTIONS.GetRenderer = function() return GLOBALS.renderer end
+E.renderer_state = rstate
+
+local Viewport = class("Viewport")
+Viewport.new = function(scene, camera, rect, render_path)
+  -- Viewport:new(scene, camera) or Viewport:new(scene, camera, renderPath)
+  if E.is(rect, "XMLFile") or E.is(rect, "RenderPath") then rect, render_path = nil, rect end
+  return E.new_object("Viewport", {scene = scene, camera = camera, rect = rect, render_path = render_path,
+    draw_debug = true})
+end
+local VP = Viewport.methods
+VP.SetScene = function(self, s) E.rec(self).scene = s end
+VP.GetScene = function(self) return E.rec(self).scene end
+VP.SetCamera = function(self, c) E.rec(self).camera = c end
+VP.GetCamera = function(self) return E.rec(self).camera end
+VP.SetRect = function(self, r) E.rec(self).rect = r end
+VP.GetRect = function(self) return E.rec(self).rect or E.IntRect_new(0, 0, 0, 0) end
+VP.SetRenderPath = function(self, p) E.rec(self).render_path = p end
+VP.GetRenderPath = function(self) return E.rec(self).render_path end
+VP.SetDrawDebug = function(self, v) E.rec(self).draw_debug = v end
+VP.GetDrawDebug = function(self) return E.rec(self).draw_debug end
+VP.GetScreenRay = function(self, x, y)
+  local cam = E.rec(self).camera
+  return cam:GetScreenRay(x / config.screen_width, y / config.screen_height)
+end
+VP.WorldToScreenPoint = function(self, p)
+  local cam = E.rec(self).camera
+  local s = cam:WorldToScreenPoint(p)
+  return E.IntVector2_new(math.floor(s.x * config.screen_width), math.floor(s.y * config.screen_height))
+end
+VP.ScreenToWorldPoint = function(self, x, y, depth)
+  local cam = E.rec(self).camera
+  return cam:ScreenToWorldPoint(E.Vector3_new(x / config.screen_width, y / config.screen_height, depth))
+end

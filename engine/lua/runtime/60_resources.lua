@@ -1,0 +1,216 @@
+-- ResourceCache: Urho3D's stock resources (names and headless metadata from engine/data/resources.json)
+-- and the deliverable's own files.  A missing resource logs an error and returns nil, as in Urho3D.
+local error, type, setmetatable, ipairs, pairs, tostring = error, type, setmetatable, ipairs, pairs, tostring
+local sformat, slower, ssub, sgsub = string.format, string.lower, string.sub, string.gsub
+local REC = E.REC
+local STOCK = E.host.resources or {}
+local FILES = E.host.files or {}
+E.vfs = {}
+for k, v in pairs(FILES) do E.vfs[k] = v end
+local RESOURCE_PREFIXES = {"", "assets/", "Data/", "resources/", "Resources/"}
+
+local function normalize(name)
+  name = sgsub(tostring(name or ""), "\\", "/")
+  name = sgsub(name, "^%./", "")
+  return name
+end
+
+-- The deliverable's file for a resource name, or nil.
+function E.find_game_file(name)
+  name = normalize(name)
+  for _, prefix in ipairs(RESOURCE_PREFIXES) do
+    local data = E.vfs[prefix .. name]
+    if data ~= nil then return prefix .. name, data end
+  end
+  return nil
+end
+
+local TYPE_ALIASES = {Texture = "Texture2D", Image = "Texture2D", Sprite2D = "Texture2D"}
+local cache_by_key = {}
+local resource_classes = {}
+
+local Resource = class("Resource")
+local RM = Resource.methods
+RM.GetName = function(self) return E.rec(self).name end
+RM.GetNameHash = function(self) return E.StringHash_new(E.rec(self).name) end
+RM.GetMemoryUse = function(self) return E.rec(self).size or 0 end
+
+local function make_resource(type_name, name, meta)
+  if IMPL[type_name] == nil or E.REGISTRY.classes[type_name] == nil then type_name = "Resource" end
+  local proxy = setmetatable({}, IMPL[type_name].mt)
+  local r = {kind = "resource", type_name = type_name, name = name, size = meta and meta.size or 0}
+  REC[proxy] = r
+  if meta and meta.bounding_box then
+    local b = meta.bounding_box
+    r.bbox = {b.min[1], b.min[2], b.min[3], b.max[1], b.max[2], b.max[3]}
+    r.num_geometries = meta.num_geometries or 1
+  end
+  if meta and meta.width then r.width, r.height = meta.width, meta.height end
+  if meta and meta.length_seconds then r.length = meta.length_seconds; r.frequency = meta.frequency end
+  local init = resource_classes[type_name]
+  if init then init(r, proxy, meta) end
+  return proxy
+end
+E.make_resource = make_resource
+
+local function get_resource(type_name, name, quiet)
+  if E.is(type_name, "StringHash") then type_name = type_name.name_ end
+  type_name = tostring(type_name)
+  name = normalize(name)
+  if name == "" then return nil end
+  local key = type_name .. "|" .. name
+  local cached = cache_by_key[key]
+  if cached ~= nil then return cached end
+  local meta = STOCK[name]
+  local res
+  if meta ~= nil then
+    res = make_resource(type_name, name, meta)
+  else
+    local path, data = E.find_game_file(name)
+    if path ~= nil then
+      res = make_resource(type_name, name, {size = #data, data = data})
+      REC[res].data = data
+    end
+  end
+  if res == nil then
+    if not quiet then E.log("ERROR", sformat("Could not find resource %s", name)) end
+    return nil
+  end
+  cache_by_key[key] = res
+  return res
+end
+E.get_resource = get_resource
+
+local Cache = class("ResourceCache")
+local CA = Cache.methods
+CA.GetResource = function(_, type_name, name) return get_resource(type_name, name) end
+CA.GetExistingResource = function(_, type_name, name)
+  return cache_by_key[tostring(type_name) .. "|" .. normalize(name)]
+end
+CA.BackgroundLoadResource = function(_, type_name, name) return get_resource(type_name, name, true) ~= nil end
+CA.Exists = function(_, name)
+  name = normalize(name)
+  return STOCK[name] ~= nil or E.find_game_file(name) ~= nil
+end
+CA.GetFile = function(_, name)
+  name = normalize(name)
+  local path, data = E.find_game_file(name)
+  if path == nil then
+    E.log("ERROR", sformat("Could not find resource %s", name))
+    return nil
+  end
+  return E.open_memory_file(path, data)
+end
+CA.AddResourceDir = function() return true end
+CA.ReleaseResource = function(_, type_name, name) cache_by_key[tostring(type_name) .. "|" .. normalize(name)] = nil end
+CA.ReleaseAllResources = function() cache_by_key = {} end
+CA.ReloadResource = function() return true end
+CA.SetAutoReloadResources = function() end
+CA.GetAutoReloadResources = function() return false end
+CA.SetReturnFailedResources = function() end
+CA.GetReturnFailedResources = function() return false end
+CA.GetNumBackgroundLoadResources = function() return 0 end
+CA.GetResourceFileName = function(_, name) return normalize(name) end
+CA.GetTotalMemoryUse = function() return 0 end
+CA.SetMemoryBudget = function() end
+CA.GetMemoryBudget = function() return 0 end
+CA.GetMemoryUse = function() return 0 end
+CA.GetResourceDirs = function() return {"Data/", "CoreData/"} end
+CA.GetPreferredResourceDir = function(_, p) return p end
+CA.SanitateResourceName = function(_, n) return normalize(n) end
+GLOBALS.cache = E.new_object("ResourceCache")
+FUNCTIONS.GetCache = function() return GLOBALS.cache end
+
+-- Model
+local Model = class("Model")
+Model.methods.GetBoundingBox = function(self)
+  local b = E.rec(self).bbox
+  if b == nil then return E.IMPL.BoundingBox.new() end
+  return E.IMPL.BoundingBox.new(E.Vector3_new(b[1], b[2], b[3]), E.Vector3_new(b[4], b[5], b[6]))
+end
+Model.methods.GetNumGeometries = function(self) return E.rec(self).num_geometries or 0 end
+Model.methods.SetBoundingBox = function(self, box)
+  E.rec(self).bbox = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z}
+end
+Model.methods.SetNumGeometries = function(self, n) E.rec(self).num_geometries = n end
+Model.methods.Clone = function(self, name)
+  local src = E.rec(self)
+  local copy = make_resource("Model", name or src.name, nil)
+  for k, v in pairs(src) do if k ~= "name" then REC[copy][k] = v end end
+  return copy
+end
+
+-- Material: parameters and textures recorded for assertions.
+local Material = class("Material")
+resource_classes.Material = function(r, _, meta)
+  r.techniques, r.textures, r.params = {}, {}, {}
+  r.cull, r.shadow_cull, r.fill = 2, 2, 0
+  if meta and meta.techniques then
+    for i, t in ipairs(meta.techniques) do r.techniques[i] = t end
+  end
+end
+Material.new = function()
+  local m = make_resource("Material", "", nil)
+  return m
+end
+local MA = Material.methods
+MA.SetTechnique = function(self, index, tech, quality, lod)
+  E.rec(self).techniques[index + 1] = tech
+end
+MA.GetTechnique = function(self, index)
+  local t = E.rec(self).techniques[(index or 0) + 1]
+  if type(t) == "string" then return get_resource("Technique", t, true) end
+  return t
+end
+MA.SetNumTechniques = function(self, n) local r = E.rec(self); for i = n + 1, #r.techniques do r.techniques[i] = nil end end
+MA.GetNumTechniques = function(self) return #E.rec(self).techniques end
+MA.SetTexture = function(self, unit, tex) E.rec(self).textures[unit] = tex end
+MA.GetTexture = function(self, unit) return E.rec(self).textures[unit] end
+MA.SetShaderParameter = function(self, name, value) E.rec(self).params[name] = E.variant_of(value) end
+MA.RemoveShaderParameter = function(self, name) E.rec(self).params[name] = nil end
+MA.SetCullMode = function(self, m) E.rec(self).cull = m end
+MA.GetCullMode = function(self) return E.rec(self).cull end
+MA.SetShadowCullMode = function(self, m) E.rec(self).shadow_cull = m end
+MA.GetShadowCullMode = function(self) return E.rec(self).shadow_cull end
+MA.SetFillMode = function(self, m) E.rec(self).fill = m end
+MA.GetFillMode = function(self) return E.rec(self).fill end
+MA.SetRenderOrder = function(self, o) E.rec(self).render_order = o end
+MA.GetRenderOrder = function(self) return E.rec(self).render_order or 128 end
+MA.SetOcclusion = function(self, v) E.rec(self).occlusion = v end
+MA.GetOcclusion = function(self) return E.rec(self).occlusion ~= false end
+MA.SetDepthBias = function(self, b) E.rec(self).depth_bias = b end
+MA.SetAlphaToCoverage = function(self, v) E.rec(self).alpha_to_coverage = v end
+MA.SetLineAntiAlias = function(self, v) E.rec(self).line_aa = v end
+MA.SetVertexShaderDefines = function(self, d) E.rec(self).vs_defines = d end
+MA.SetPixelShaderDefines = function(self, d) E.rec(self).ps_defines = d end
+MA.Clone = function(self, name)
+  local src = E.rec(self)
+  local m = make_resource("Material", name or src.name, nil)
+  local r = REC[m]
+  for i, t in ipairs(src.techniques) do r.techniques[i] = t end
+  for k, v in pairs(src.textures) do r.textures[k] = v end
+  for k, v in pairs(src.params) do r.params[k] = v end
+  r.cull, r.shadow_cull, r.fill = src.cull, src.shadow_cull, src.fill
+  return m
+end
+
+-- Textures, sounds, fonts
+local Tex = class("Texture2D")
+Tex.new = function() return make_resource("Texture2D", "", nil) end
+local function dim(key) return function(self) return E.rec(self)[key] or 0 end end
+Tex.methods.GetWidth = dim("width")
+Tex.methods.GetHeight = dim("height")
+Tex.methods.SetSize = function(self, w, h) local r = E.rec(self); r.width, r.height = w, h; return true end
+Tex.methods.SetData = function() return true end
+Tex.methods.SetFilterMode = function(self, m) E.rec(self).filter = m end
+Tex.methods.SetAddressMode = function(self, coord, mode) E.rec(self)["address" .. coord] = mode end
+Tex.methods.SetNumLevels = function() end
+local Sound = class("Sound")
+Sound.methods.GetLength = function(self) return E.rec(self).length or 0.0 end
+Sound.methods.GetFrequency = function(self) return E.rec(self).frequency or 44100 end
+Sound.methods.SetLooped = function(self, v) E.rec(self).looped = v and true or false end
+Sound.methods.IsLooped = function(self) return E.rec(self).looped == true end
+Sound.methods.GetIntFrequency = function(self) return math.floor(E.rec(self).frequency or 44100) end
+Sound.methods.IsStereo = function() return false end
+Sound.methods.IsSixteenBit = function() return true end
+Sound.methods.IsCompressed = function() return false end

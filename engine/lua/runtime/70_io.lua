@@ -1,0 +1,206 @@
+-- File and FileSystem on an in-memory file system seeded from the deliverable: saves work within a run,
+-- nothing touches the disk.  User and preference folders are virtual paths under "/user/".
+local error, type, tostring, setmetatable, ipairs, pairs = error, type, tostring, setmetatable, ipairs, pairs
+local ssub, sfind, sgsub, sbyte, schar, spack, sunpack = string.sub, string.find, string.gsub, string.byte,
+  string.char, string.pack, string.unpack
+local vfs = E.vfs
+local FILE_READ, FILE_WRITE, FILE_READWRITE = 0, 1, 2
+local USER_DIR = "/user/"
+
+local function clean(path)
+  path = sgsub(tostring(path or ""), "\\", "/")
+  path = sgsub(path, "^%./", "")
+  path = sgsub(path, "//+", "/")
+  return path
+end
+
+local File = class("File")
+local function new_file(rec) return E.new_object("File", rec) end
+function E.open_memory_file(name, data)
+  return new_file({name = name, data = data, pos = 0, mode = FILE_READ, open = true})
+end
+local function frec(self) return E.rec(self, "File") end
+local function do_open(r, name, mode)
+  name = clean(name)
+  mode = mode or FILE_READ
+  r.name, r.mode, r.pos = name, mode, 0
+  if mode == FILE_READ then
+    local data = vfs[name]
+    if data == nil then
+      local _, game_data = E.find_game_file(name)
+      data = game_data
+    end
+    if data == nil then
+      E.log("ERROR", "Could not open file " .. name)
+      r.open, r.data = false, nil
+      return false
+    end
+    r.data, r.open = data, true
+  elseif mode == FILE_WRITE then
+    r.data, r.open = "", true
+    vfs[name] = ""
+  else
+    r.data, r.open = vfs[name] or "", true
+    vfs[name] = r.data
+  end
+  return true
+end
+File.new = function(a, b, c)
+  local r = {name = "", data = nil, pos = 0, mode = FILE_READ, open = false}
+  local f = new_file(r)
+  -- File(), File(name, mode) or File(context, name, mode)
+  if type(a) == "string" then do_open(r, a, b)
+  elseif type(b) == "string" then do_open(r, b, c) end
+  return f
+end
+local F = File.methods
+F.Open = function(self, name, mode) return do_open(frec(self), name, mode) end
+F.Close = function(self)
+  local r = frec(self)
+  if r.open and r.mode ~= FILE_READ then vfs[r.name] = r.data end
+  r.open = false
+end
+F.Flush = function(self) local r = frec(self); if r.open and r.mode ~= FILE_READ then vfs[r.name] = r.data end end
+F.IsOpen = function(self) return frec(self).open end
+F.GetName = function(self) return frec(self).name end
+F.GetMode = function(self) return frec(self).mode end
+F.GetSize = function(self) local d = frec(self).data; return d and #d or 0 end
+F.GetPosition = function(self) return frec(self).pos end
+F.Seek = function(self, p) local r = frec(self); r.pos = math.max(0, math.min(p, r.data and #r.data or 0)); return r.pos end
+F.IsEof = function(self) local r = frec(self); return r.data == nil or r.pos >= #r.data end
+F.GetChecksum = function(self)
+  local d = frec(self).data or ""
+  local h = 0
+  for i = 1, #d do h = (sbyte(d, i) + (h << 6) + (h << 16) - h) & 0xffffffff end
+  return h
+end
+local function read(r, n)
+  if not r.open or r.data == nil then return "" end
+  local s = ssub(r.data, r.pos + 1, r.pos + n)
+  r.pos = r.pos + #s
+  return s
+end
+local function write(r, s)
+  if not r.open or r.mode == FILE_READ then return 0 end
+  local d = r.data or ""
+  r.data = ssub(d, 1, r.pos) .. s .. ssub(d, r.pos + #s + 1)
+  r.pos = r.pos + #s
+  vfs[r.name] = r.data
+  return #s
+end
+F.ReadString = function(self)
+  local r = frec(self)
+  if not r.open or r.data == nil then return "" end
+  local stop = sfind(r.data, "\0", r.pos + 1, true)
+  local s
+  if stop then s = ssub(r.data, r.pos + 1, stop - 1); r.pos = stop
+  else s = ssub(r.data, r.pos + 1); r.pos = #r.data end
+  return s
+end
+F.ReadLine = function(self)
+  local r = frec(self)
+  if not r.open or r.data == nil then return "" end
+  local stop = sfind(r.data, "\n", r.pos + 1, true)
+  local s
+  if stop then s = ssub(r.data, r.pos + 1, stop - 1); r.pos = stop
+  else s = ssub(r.data, r.pos + 1); r.pos = #r.data end
+  return (sgsub(s, "\r$", ""))
+end
+F.Read = function(self, n) return read(frec(self), n) end
+F.ReadBuffer = function(self) local r = frec(self); return read(r, #(r.data or "") - r.pos) end
+F.ReadFileID = function(self) return read(frec(self), 4) end
+F.ReadInt = function(self) local s = read(frec(self), 4); if #s < 4 then return 0 end; return (sunpack("<i4", s)) end
+F.ReadUInt = function(self) local s = read(frec(self), 4); if #s < 4 then return 0 end; return (sunpack("<I4", s)) end
+F.ReadFloat = function(self) local s = read(frec(self), 4); if #s < 4 then return 0.0 end; return (sunpack("<f", s)) end
+F.ReadBool = function(self) local s = read(frec(self), 1); return s ~= "" and sbyte(s) ~= 0 end
+F.ReadByte = function(self) local s = read(frec(self), 1); return s ~= "" and sbyte(s) or 0 end
+F.WriteString = function(self, s) return write(frec(self), tostring(s) .. "\0") > 0 end
+F.WriteLine = function(self, s) return write(frec(self), tostring(s) .. "\n") > 0 end
+F.Write = function(self, s) return write(frec(self), tostring(s)) end
+F.WriteFileID = function(self, s) return write(frec(self), ssub(tostring(s) .. "    ", 1, 4)) > 0 end
+F.WriteInt = function(self, v) return write(frec(self), spack("<i4", v)) > 0 end
+F.WriteUInt = function(self, v) return write(frec(self), spack("<I4", v)) > 0 end
+F.WriteFloat = function(self, v) return write(frec(self), spack("<f", v)) > 0 end
+F.WriteBool = function(self, v) return write(frec(self), v and "\1" or "\0") > 0 end
+F.WriteByte = function(self, v) return write(frec(self), schar(v & 255)) > 0 end
+F.WriteBuffer = function(self, s) return write(frec(self), tostring(s)) > 0 end
+
+local FS = class("FileSystem")
+local FM = FS.methods
+local function is_dir(path)
+  path = clean(path)
+  if path == "" or path == "/" or path == USER_DIR then return true end
+  if ssub(path, -1) ~= "/" then path = path .. "/" end
+  for k in pairs(vfs) do if ssub(k, 1, #path) == path then return true end end
+  return E.fs_dirs[path] == true
+end
+E.fs_dirs = {[USER_DIR] = true}
+FM.FileExists = function(_, p) p = clean(p); return vfs[p] ~= nil or E.find_game_file(p) ~= nil end
+FM.DirExists = function(_, p) return is_dir(p) end
+FM.CreateDir = function(_, p)
+  p = clean(p)
+  if ssub(p, -1) ~= "/" then p = p .. "/" end
+  E.fs_dirs[p] = true
+  return true
+end
+FM.Delete = function(_, p) p = clean(p); local had = vfs[p] ~= nil; vfs[p] = nil; return had end
+FM.Rename = function(_, a, b)
+  a, b = clean(a), clean(b)
+  if vfs[a] == nil then return false end
+  vfs[b], vfs[a] = vfs[a], nil
+  return true
+end
+FM.Copy = function(_, a, b)
+  a, b = clean(a), clean(b)
+  if vfs[a] == nil then return false end
+  vfs[b] = vfs[a]
+  return true
+end
+FM.GetProgramDir = function() return "" end
+FM.GetCurrentDir = function() return "" end
+FM.SetCurrentDir = function() return true end
+FM.GetUserDocumentsDir = function() return USER_DIR end
+FM.GetAppPreferencesDir = function(_, org, app) return USER_DIR .. tostring(org) .. "/" .. tostring(app) .. "/" end
+FM.GetTemporaryDir = function() return "/tmp/" end
+FM.GetLastModifiedTime = function() return E.host.config.epoch end
+FM.SetLastModifiedTime = function() return true end
+FM.CheckAccess = function() return true end
+FM.SystemCommand = function() return -1 end
+FM.SystemRun = function() return -1 end
+FM.SystemOpen = function() return false end
+FM.ScanDir = function(_, path, filter, flags, recursive)
+  path = clean(path)
+  if path ~= "" and ssub(path, -1) ~= "/" then path = path .. "/" end
+  local pattern = filter and filter ~= "*" and filter ~= "*.*" and ("%." .. ssub(sgsub(filter, "^%*%.", ""), 1) .. "$")
+  local out = {}
+  for _, k in ipairs(E.sorted_keys(vfs)) do
+    if ssub(k, 1, #path) == path then
+      local rest = ssub(k, #path + 1)
+      if (recursive or not sfind(rest, "/", 1, true)) and (not pattern or sfind(rest, pattern)) then
+        out[#out + 1] = rest
+      end
+    end
+  end
+  return out
+end
+GLOBALS.fileSystem = E.new_object("FileSystem")
+FUNCTIONS.GetFileSystem = function() return GLOBALS.fileSystem end
+FUNCTIONS.GetPath = function(p) p = clean(p); return (p:match("^(.*/)") or "") end
+FUNCTIONS.GetFileName = function(p) p = clean(p); local n = p:match("([^/]*)$"); return (n:gsub("%.[^%.]*$", "")) end
+FUNCTIONS.GetExtension = function(p, lower)
+  local e = clean(p):match("(%.[^%./]*)$") or ""
+  if lower ~= false then e = e:lower() end
+  return e
+end
+FUNCTIONS.GetFileNameAndExtension = function(p, lower)
+  local n = clean(p):match("([^/]*)$")
+  if lower then n = n:lower() end
+  return n
+end
+FUNCTIONS.ReplaceExtension = function(p, ext) return (clean(p):gsub("%.[^%./]*$", "")) .. ext end
+FUNCTIONS.AddTrailingSlash = function(p) p = clean(p); if p ~= "" and ssub(p, -1) ~= "/" then p = p .. "/" end; return p end
+FUNCTIONS.RemoveTrailingSlash = function(p) return (clean(p):gsub("/$", "")) end
+FUNCTIONS.GetParentPath = function(p) return (clean(p):gsub("/$", ""):match("^(.*/)") or "") end
+FUNCTIONS.GetInternalPath = function(p) return clean(p) end
+FUNCTIONS.GetNativePath = function(p) return clean(p) end
+FUNCTIONS.IsAbsolutePath = function(p) return ssub(clean(p), 1, 1) == "/" end

@@ -1,0 +1,89 @@
+-- The frame loop, as Urho3D's Engine::RunFrame orders it, on a virtual clock with a fixed step.
+local ipairs = ipairs
+local clock, state = E.clock, E.state
+
+-- Scenes subscribe to Update when created (so they update in subscription order with the game's
+-- handlers, like Urho3D's Scene::HandleUpdate) and run Scene::Update's sequence of events.
+function E.update_scene(scene, step)
+  if not scene.update_enabled or scene.removed then return end
+  step = step * scene.time_scale
+  scene.elapsed = scene.elapsed + step
+  local sender = scene.proxy
+  E.send_event("SceneUpdate", {Scene = sender, TimeStep = step}, sender)
+  E.update_script_objects(scene, "Update", step)
+  E.send_event("SceneSubsystemUpdate", {Scene = sender, TimeStep = step}, sender)
+  if E.physics_update then E.physics_update(scene, step) end
+  E.send_event("UpdateSmoothing", {Constant = scene.smoothing_constant, SquaredSnapThreshold =
+    scene.snap_threshold * scene.snap_threshold}, sender)
+  E.update_sound_sources(scene, step)
+  E.update_script_objects(scene, "PostUpdate", step)
+  E.send_event("ScenePostUpdate", {Scene = sender, TimeStep = step}, sender)
+end
+
+local base_scene_new = IMPL.Scene.new
+IMPL.Scene.new = function(...)
+  local proxy = base_scene_new(...)
+  local r = E.REC[proxy]
+  E.subscribe(r, nil, nil, "Update", function() return E.update_scene(r, clock.step) end)
+  return proxy
+end
+
+function E.run_frame()
+  local step = clock.step
+  clock.frame = clock.frame + 1
+  clock.elapsed = clock.frame * step
+  E.send_event("BeginFrame", {FrameNumber = clock.frame, TimeStep = step})
+  E.process_input()
+  E.send_event("Update", {TimeStep = step})
+  E.send_event("PostUpdate", {TimeStep = step})
+  E.send_event("RenderUpdate", {TimeStep = step})
+  E.send_event("PostRenderUpdate", {TimeStep = step})
+  if E.render_hook then E.render_hook(step) end
+  E.send_event("EndFrame", {})
+  state.frame = clock.frame
+end
+
+function E.run_frames(n)
+  for _ = 1, n do
+    if state.exit_requested or state.aborted then return end
+    E.run_frame()
+  end
+end
+
+-- Load the entry script and call Start(), as UrhoX's LuaScript does.
+function E.start(entry)
+  if state.started then return end
+  state.started = true
+  local G = E.game_env
+  local source = E.vfs[entry]
+  if source == nil then
+    E.state.errors[#E.state.errors + 1] = {message = "entry script " .. entry .. " not found", traceback = "",
+      frame = 0, phase = "load"}
+    return
+  end
+  local fn, err = load(source, "@" .. entry, "t", G)
+  if not fn then
+    E.state.errors[#E.state.errors + 1] = {message = err, traceback = "", frame = 0, phase = "load"}
+    E.host.on_error(err)
+    return
+  end
+  if not E.protected("load", fn) then return end
+  local start = rawget(G, "Start")
+  if type(start) == "function" then
+    E.protected("Start", start)
+  else
+    E.log("ERROR", "Start() function not found in " .. entry)
+  end
+end
+
+-- Run fn(...) at the top level: returns true, or false after an abort (budget, memory) was recorded.
+function E.top(fn, ...)
+  local ok, err = pcall(fn, ...)
+  if ok then return true end
+  if err == E.ABORT or state.aborted then return false end
+  if err == "not enough memory" then state.aborted = "memory"; return false end
+  -- an engine or battery error outside any game handler
+  state.errors[#state.errors + 1] = {message = E.error_text(err), traceback = "", frame = state.frame,
+    phase = "engine"}
+  return false
+end

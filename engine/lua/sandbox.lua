@@ -1,0 +1,169 @@
+-- sandbox.lua: the game's environment.  Every function here is a closure over pristine values
+-- captured at boot; the game can replace its own globals but never reach E or the battery.
+local state, ABORT, config = E.state, E.ABORT, E.host.config
+local error, type, select, rawget, setmetatable, tostring, pairs = error, type, select, rawget, setmetatable,
+  tostring, pairs
+local raw_pcall, raw_xpcall, raw_load = pcall, xpcall, load
+local co_create, co_resume, co_status = coroutine.create, coroutine.resume, coroutine.status
+local tconcat, ssub, sformat = table.concat, string.sub, string.format
+local os_date, os_difftime = os.date, os.difftime
+local m_random, m_randomseed, m_floor = math.random, math.randomseed, math.floor
+local is_memory_error = function(err) return err == "not enough memory" end
+
+local function after_protected(ok, ...)
+  if not ok then
+    local err = ...
+    if err == ABORT or state.aborted then error(ABORT, 0) end
+    if is_memory_error(err) then E.abort("memory") end
+  end
+  return ok, ...
+end
+
+local function strip_dump(lib)
+  local out = copy(lib)
+  out.dump = nil
+  return out
+end
+
+-- Virtual time for os.*: a fixed epoch plus simulated time.
+local function virtual_now()
+  return config.epoch + m_floor(E.sim_time())
+end
+
+-- os.time{...} read as UTC, so no time zone of the machine leaks in.
+local function days_from_civil(y, mo, d)
+  y = mo <= 2 and y - 1 or y
+  local era = (y >= 0 and y or y - 399) // 400
+  local yoe = y - era * 400
+  local doy = (153 * (mo + (mo > 2 and -3 or 9)) + 2) // 5 + d - 1
+  local doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+  return era * 146097 + doe - 719468
+end
+function E.utc_time(t)
+  local function field(k, default)
+    local v = t[k]
+    if v == nil then
+      if default == nil then error(sformat("field '%s' missing in date table", k), 3) end
+      return default
+    end
+    return m_floor(v)
+  end
+  local y, mo, d = field("year"), field("month"), field("day")
+  local h, mi, s = field("hour", 12), field("min", 0), field("sec", 0)
+  y = y + (mo - 1) // 12
+  mo = (mo - 1) % 12 + 1
+  return days_from_civil(y, mo, 1) * 86400 + (d - 1) * 86400 + h * 3600 + mi * 60 + s
+end
+
+function E.make_game_env()
+  local G = {}
+  for _, name in ipairs({"assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "rawset",
+                         "select", "tonumber", "tostring", "type", "getmetatable", "_VERSION"}) do
+    G[name] = E[name]
+  end
+  G._G = G
+  G.pcall = function(f, ...) return after_protected(raw_pcall(f, ...)) end
+  G.xpcall = function(f, handler, ...)
+    local function guarded(err)
+      if err == ABORT or state.aborted or is_memory_error(err) then return err end
+      return handler(err)
+    end
+    return after_protected(raw_xpcall(f, guarded, ...))
+  end
+  G.setmetatable = function(t, mt)
+    if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+      error("__gc metamethods are not supported by the grader sandbox", 2)
+    end
+    return setmetatable(t, mt)
+  end
+  G.print = function(...)
+    local parts = {}
+    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+    E.log("INFO", tconcat(parts, "\t"))
+  end
+  G.load = function(chunk, chunkname, _mode, env)
+    if select("#", _mode, env) >= 2 and env ~= nil then
+      return raw_load(chunk, chunkname, "t", env)
+    end
+    return raw_load(chunk, chunkname, "t", G)
+  end
+  G.collectgarbage = function(opt, ...)
+    opt = opt or "collect"
+    if opt == "count" or opt == "collect" or opt == "step" or opt == "isrunning" then
+      return collectgarbage(opt, ...)
+    end
+    return 0
+  end
+
+  local co = copy(coroutine)
+  co.create = function(f)
+    local c = co_create(f)
+    E.install_hook(c)
+    return c
+  end
+  co.resume = function(c, ...)
+    return after_protected(co_resume(c, ...))
+  end
+  co.wrap = function(f)
+    local c = co.create(f)
+    return function(...)
+      local function finish(ok, ...)
+        if not ok then
+          local err = ...
+          if err == ABORT or state.aborted then error(ABORT, 0) end
+          if is_memory_error(err) then E.abort("memory") end
+          error(err, 0)
+        end
+        return ...
+      end
+      return finish(co_resume(c, ...))
+    end
+  end
+  G.coroutine = co
+
+  G.string = strip_dump(string)
+  G.table = copy(table)
+  G.utf8 = copy(utf8)
+  local m = copy(math)
+  -- UrhoX keeps Lua 5.1's math functions; games call them unguarded.
+  m.pow = function(x, y) return x ^ y end
+  m.atan2 = function(y, x) return math.atan(y, x) end
+  m.cosh = function(x) return (math.exp(x) + math.exp(-x)) / 2 end
+  m.sinh = function(x) return (math.exp(x) - math.exp(-x)) / 2 end
+  m.tanh = function(x) local a, b = math.exp(x), math.exp(-x); return (a - b) / (a + b) end
+  m.log10 = function(x) return math.log(x, 10) end
+  m.ldexp = function(x, e) return x * 2.0 ^ e end
+  m.frexp = function(x)
+    if x == 0 then return 0.0, 0 end
+    local e = m_floor(math.log(math.abs(x), 2)) + 1
+    local f = x / 2.0 ^ e
+    if math.abs(f) >= 1 then f, e = f / 2, e + 1 elseif math.abs(f) < 0.5 then f, e = f * 2, e - 1 end
+    return f, e
+  end
+  m.random = m_random
+  m.randomseed = function(...)
+    if select("#", ...) == 0 then return m_randomseed(config.seed) end
+    return m_randomseed(...)
+  end
+  G.math = m
+  G.os = {
+    time = function(t)
+      if t == nil then return virtual_now() end
+      return E.utc_time(t)
+    end,
+    clock = function() return E.sim_time() end,
+    date = function(fmt, t)
+      fmt = fmt or "%c"
+      if ssub(fmt, 1, 1) ~= "!" then fmt = "!" .. fmt end
+      return os_date(fmt, t or virtual_now())
+    end,
+    difftime = os_difftime,
+    getenv = function() return nil end,
+  }
+  G.debug = {traceback = debug.traceback}
+  G.package = {loaded = {}, preload = {}, path = "scripts/?.lua;?.lua", config = "/\n;\n?\n!\n-\n"}
+  G.require = E.make_require(G)
+  E.install_api(G, true)
+  for _, name in ipairs(E.sorted_keys(E.EXTRA_GLOBALS or {})) do G[name] = E.EXTRA_GLOBALS[name]() end
+  return G
+end

@@ -1,0 +1,1 @@
+"""Orchestration: the CLI, tasks, the L0/L1/L2 pipeline, sandboxes, editions and statistics."""
