@@ -2,6 +2,7 @@
 
 from ._engine import Engine, RunReport
 from ._errors import BadInputError, EngineError, SetupError
+from ._evidence import canonical_json, digest, run_evidence
 from ._registry import Registry, default_registry, load_registry
 from ._runner import OUTCOMES, RunRequest, execute, run_in_subprocess
 from ._settings import SETTINGS, EngineSettings
@@ -24,8 +25,11 @@ __all__ = [
     "RunReport",
     "RunRequest",
     "SetupError",
+    "canonical_json",
     "default_registry",
+    "digest",
     "execute",
     "load_registry",
+    "run_evidence",
     "run_in_subprocess",
 ]

@@ -143,7 +143,7 @@ class Engine:
     def run_battery(self, source: str, chunkname: str) -> bool:
         """Run battery Lua in its privileged environment; False if it could not be loaded or raised."""
         env = self.battery_env()
-        loader = self.runtime.eval("function(src, name, env) return load(src, '@' .. name, 't', env) end")
+        loader = self.runtime.eval("function(src, name, env) local f, e = load(src, '@' .. name, 't', env); return f, e end")
         fn, err = loader(source, chunkname, env)
         if fn is None:
             raise BadInputError(f"{chunkname}: {err}")
@@ -164,6 +164,12 @@ class Engine:
         else:
             outcome = "clean"
         frames = int(self.E.clock.frame)
+        if aborted == "budget":
+            errors.append({"message": f"instruction budget of {self.settings.instruction_budget} exhausted",
+                           "frame": frames, "phase": "limit", "traceback": ""})
+        elif aborted == "memory":
+            errors.append({"message": f"memory limit of {self.settings.memory_limit} bytes reached",
+                           "frame": frames, "phase": "limit", "traceback": ""})
         return RunReport(
             outcome=outcome,
             frames=frames,

@@ -30,7 +30,11 @@ def lua(code: str, engine: Engine | None = None) -> Any:
     loader = engine.runtime.eval(
         "function(src, env) local f = assert(load(src, '=test', 't', env)); return table.pack(f()) end"
     )
-    packed = loader(code, engine.game_env)
+    engine.E.enter_game()
+    try:
+        packed = loader(code, engine.game_env)
+    finally:
+        engine.E.leave_game()
     n = int(packed["n"])
     values = [to_python(packed[i]) for i in range(1, n + 1)]
     if n == 0:

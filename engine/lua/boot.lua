@@ -44,6 +44,9 @@ local raw_pcall, raw_xpcall, raw_load = pcall, xpcall, load
 local co_create, co_resume, co_wrap, co_status, co_running = coroutine.create, coroutine.resume, coroutine.wrap,
   coroutine.status, coroutine.running
 E.dgetmt = dgetmt
+-- The string metatable is shared by every string in the state: games must not reach it.
+E.string_mt = dgetmt("")
+E.string_mt.__metatable = false
 
 local config = host.config
 E.REGISTRY = host.registry
@@ -66,13 +69,18 @@ local state = E.state
 local budget = config.instruction_budget
 local HOOK_STEP = 1000
 
+local dgetinfo, ssub_ = debug.getinfo, string.sub
 local function budget_hook()
   local n = state.instructions + HOOK_STEP
   state.instructions = n
   if n > budget then
     if not state.aborted then state.aborted = "budget" end
-    -- Fire on every instruction from now on, so the error escapes the first pcall boundary.
-    dsethook(co_running(), budget_hook, "", 1)
+    -- From now on fire on every instruction, and stop the first game (or battery) instruction that runs:
+    -- no pcall in game code can swallow the abort.  The engine's own code is let through to unwind.
+    local co = co_running()
+    dsethook(co, budget_hook, "", 1)
+    local info = dgetinfo(2, "S")
+    if info and ssub_(info.source, 1, 8) == "@engine/" then return end
     error(ABORT, 0)
   end
 end
@@ -124,6 +132,11 @@ end
 function E.protected(phase, fn, ...)
   local ok, err = raw_xpcall(fn, on_error, ...)
   if ok then return true end
+  if type(err) ~= "table" then
+    -- memory errors skip the message handler; a failing handler leaves a string too
+    if is_memory_error(err) and not state.aborted then state.aborted = "memory" end
+    if err ~= ABORT then err = {message = E.error_text(err), traceback = ""} end
+  end
   if err == ABORT or state.aborted then error(ABORT, 0) end
   state.errors[#state.errors + 1] = {message = err.message, traceback = err.traceback, frame = state.frame,
                                      phase = phase}

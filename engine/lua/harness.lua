@@ -4,18 +4,20 @@ local error, type, tostring, setmetatable, ipairs, pairs, select, rawget, pcall 
   error, type, tostring, setmetatable, ipairs, pairs, select, rawget, pcall
 local sformat, mabs, mfloor, tsort = string.format, math.abs, math.floor, table.sort
 local REC, state, clock = E.REC, E.state, E.clock
-local string_mt = getmetatable("")
-local pristine_string = E.string
+local string_mt = E.string_mt
+local pristine_string = string_mt.__index
 
 E.results = {requirements = {}, order = {}}
 local results = E.results
 
 -- While game code runs, string methods resolve through the game's string table; battery code always
 -- gets the pristine one, whatever the game did to its own.
+function E.enter_game() string_mt.__index = E.game_env.string end
+function E.leave_game() string_mt.__index = pristine_string end
 local function with_game(fn, ...)
-  string_mt.__index = E.game_env.string
+  E.enter_game()
   local ok = E.top(fn, ...)
-  string_mt.__index = pristine_string
+  E.leave_game()
   return ok
 end
 E.with_game = with_game

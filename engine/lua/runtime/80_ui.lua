@@ -6,7 +6,8 @@ local REC = E.REC
 local config = E.host.config
 local HA_LEFT, HA_CENTER, HA_RIGHT, VA_TOP, VA_CENTER, VA_BOTTOM = 0, 1, 2, 0, 1, 2
 
-local UI_FACTORIES = {}
+local UI_FACTORIES = {}   -- type name -> function(record) setting the type's own fields (widgets.lua adds more)
+E.UI_FACTORIES = UI_FACTORIES
 local function new_element(type_name)
   local impl = IMPL[type_name]
   if impl == nil or UI_FACTORIES[type_name] == nil then
@@ -29,6 +30,7 @@ local function urec(self)
   if r == nil or r.kind ~= "ui" then error("invalid 'self' (a UIElement was expected)", 3) end
   return r
 end
+E.ui_rec = urec
 
 local UIE = class("UIElement")
 UI_FACTORIES.UIElement = function() end

@@ -32,6 +32,7 @@ function E.run_frame()
   local step = clock.step
   clock.frame = clock.frame + 1
   clock.elapsed = clock.frame * step
+  state.frame = clock.frame
   E.send_event("BeginFrame", {FrameNumber = clock.frame, TimeStep = step})
   E.process_input()
   E.send_event("Update", {TimeStep = step})
@@ -40,7 +41,6 @@ function E.run_frame()
   E.send_event("PostRenderUpdate", {TimeStep = step})
   if E.render_hook then E.render_hook(step) end
   E.send_event("EndFrame", {})
-  state.frame = clock.frame
 end
 
 function E.run_frames(n)
@@ -80,8 +80,11 @@ end
 function E.top(fn, ...)
   local ok, err = pcall(fn, ...)
   if ok then return true end
-  if err == E.ABORT or state.aborted then return false end
-  if err == "not enough memory" then state.aborted = "memory"; return false end
+  if err == "not enough memory" and not state.aborted then state.aborted = "memory" end
+  if err == E.ABORT or state.aborted then
+    E.remove_hook()   -- the run is over: battery code after this point runs unmetered
+    return false
+  end
   -- an engine or battery error outside any game handler
   state.errors[#state.errors + 1] = {message = E.error_text(err), traceback = "", frame = state.frame,
     phase = "engine"}

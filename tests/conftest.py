@@ -1,0 +1,27 @@
+"""Shared fixtures: throwaway game folders."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def make_game(tmp_path: Path) -> Callable[..., Path]:
+    """make_game(main_lua, **files) -> a game folder with scripts/main.lua and the given files."""
+    counter = {"n": 0}
+
+    def make(main_lua: str, files: dict[str, str] | None = None) -> Path:
+        counter["n"] += 1
+        root = tmp_path / f"game{counter['n']}"
+        (root / "scripts").mkdir(parents=True)
+        (root / "scripts" / "main.lua").write_text(main_lua)
+        for rel, text in (files or {}).items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        return root
+
+    return make

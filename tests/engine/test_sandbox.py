@@ -1,0 +1,86 @@
+"""The game's sandbox: what it cannot reach, and what stays virtual."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.testing import lua
+
+FORBIDDEN = [
+    "io", "debug.getinfo", "debug.sethook", "debug.getupvalue", "debug.setmetatable", "os.execute", "os.exit",
+    "os.remove", "os.rename", "os.tmpname", "package.loadlib", "package.cpath", "package.searchers",
+    "string.dump", "dofile", "loadfile", "python", "E", "harness", "requirement", "loadstring", "module",
+]
+
+
+@pytest.mark.parametrize("name", FORBIDDEN)
+def test_forbidden_names_are_absent(name: str) -> None:
+    assert lua(f"return {name} == nil") is True
+
+
+def test_binary_chunks_are_refused() -> None:
+    ok, message = lua("local f = function() return 1 end; return load(string.char(27) .. 'LuaT')")
+    assert ok is None
+    assert "binary chunk" in message
+
+
+def test_load_defaults_to_the_game_environment() -> None:
+    assert lua("secret = 42; return load('return secret')()") == 42
+    assert lua("return load('return E')()") is None
+
+
+def test_string_dump_is_unreachable_through_string_methods() -> None:
+    assert lua("return ('x').dump") is None
+    assert lua("return getmetatable('')") is False
+
+
+def test_require_refuses_paths_outside() -> None:
+    for name in ("../../etc/passwd", "/etc/passwd", "a/../../b", "C:\\\\x", "os", "io"):
+        ok, message = lua(f"return pcall(require, {name!r})")
+        assert ok is False
+        assert "not found" in message
+
+
+def test_gc_metamethods_are_refused() -> None:
+    ok, message = lua("return pcall(setmetatable, {}, {__gc = function() end})")
+    assert ok is False and "__gc" in message
+
+
+def test_engine_metatables_are_locked() -> None:
+    assert lua("return getmetatable(Vector3(1, 2, 3))") is False
+    assert lua("return getmetatable(Scene())") is False
+    ok, message = lua("return pcall(setmetatable, Scene(), {})")
+    assert ok is False and "protected metatable" in message
+
+
+def test_no_python_attribute_is_reachable() -> None:
+    # every Python callable the engine holds is hidden from game code; probing common dunder paths finds nothing
+    probe = """
+    local found = {}
+    for k, v in pairs(_G) do
+      if type(v) == 'userdata' then found[#found + 1] = k end
+    end
+    return #found
+    """
+    assert lua(probe) == 0
+
+
+def test_time_and_randomness_are_virtual() -> None:
+    assert lua("return os.time()") == 1767225600
+    assert lua("return os.date('%Y-%m-%d')") == "2026-01-01"
+    assert lua("return os.time{year=2026, month=1, day=2, hour=0}") == 1767225600 + 86400
+    assert lua("return os.clock()") == 0.0
+    first = lua("return math.random(1, 1000000000)")
+    assert lua("return math.random(1, 1000000000)") == first
+    assert lua("math.randomseed(); return math.random(1, 1000000000)") == first
+    assert lua("math.randomseed(7); local a = math.random(100); math.randomseed(7); return a == math.random(100)")
+
+
+def test_lua_54_features_and_51_math_compat() -> None:
+    assert lua("return 7 // 2, 7 % 3, 5 & 3, 1 << 4, utf8.char(228), math.pow(2, 10), math.atan2(1, 1) * 4") == [
+        3, 1, 1, 16, "ä", 1024.0, pytest.approx(3.141592653589793)]
+    assert lua("for i = 1, 3 do if i == 2 then goto done end end ::done:: return 'ok'") == "ok"
+
+
+def test_games_may_extend_their_string_table() -> None:
+    assert lua("function string.trim(s) return (s:gsub('^%s+', '')) end; return ('  x'):trim()") == "x"
