@@ -143,7 +143,9 @@ class Engine:
     def run_battery(self, source: str, chunkname: str) -> bool:
         """Run battery Lua in its privileged environment; False if it could not be loaded or raised."""
         env = self.battery_env()
-        loader = self.runtime.eval("function(src, name, env) local f, e = load(src, '@' .. name, 't', env); return f, e end")
+        loader = self.runtime.eval(
+            "function(src, name, env) local f, e = load(src, '@' .. name, 't', env); return f, e end"
+        )
         fn, err = loader(source, chunkname, env)
         if fn is None:
             raise BadInputError(f"{chunkname}: {err}")

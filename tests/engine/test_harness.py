@@ -143,7 +143,9 @@ def test_touch_and_click_events_reach_the_game(make_game: Callable[..., Path]) -
     game = make_game("""
     log_ = {}
     function Start()
-      SubscribeToEvent("TouchBegin", function(t, d) log_[#log_ + 1] = "tb" .. d["X"]:GetInt() .. "," .. d["Y"]:GetInt() end)
+      SubscribeToEvent("TouchBegin", function(t, d)
+        log_[#log_ + 1] = "tb" .. d["X"]:GetInt() .. "," .. d["Y"]:GetInt()
+      end)
       SubscribeToEvent("TouchEnd", function(t, d) log_[#log_ + 1] = "te" .. d["TouchID"]:GetInt() end)
       SubscribeToEvent("MouseButtonDown", function(t, d) log_[#log_ + 1] = "md" .. d["Button"]:GetInt() end)
       SubscribeToEvent("MouseButtonUp", function(t, d) log_[#log_ + 1] = "mu" end)

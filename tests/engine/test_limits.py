@@ -25,7 +25,8 @@ def run(game: Path, frames: int = 10) -> tuple[str, Engine]:
         "function Start() while true do end end",
         "function Start() SubscribeToEvent('Update', function() while true do end end) end",
         "function Start() while true do pcall(function() while true do end end) end end",
-        "function Start() while true do xpcall(function() while true do end end, function() while true do end end) end end",
+        "function Start() while true do\n"
+        "  xpcall(function() while true do end end, function() while true do end end) end end",
         "function Start() coroutine.wrap(function() while true do end end)() end",
         "function Start() local co = coroutine.create(function() while true do end end)\n"
         "  while true do coroutine.resume(co) end end",
@@ -45,7 +46,8 @@ def test_infinite_loops_exhaust_the_budget(make_game: Callable[..., Path], sourc
     [
         "function Start() local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(1000) .. i end end",
         "function Start() local s = ('x'):rep(1e9) end",
-        "function Start() while true do pcall(function() local t = {} for i = 1, 1e9 do t[i] = ('y'):rep(64) .. i end end) end end",
+        "function Start() while true do\n"
+        "  pcall(function() local t = {} for i = 1, 1e9 do t[i] = ('y'):rep(64) .. i end end) end end",
     ],
 )
 def test_memory_bombs_hit_the_memory_cap(make_game: Callable[..., Path], source: str) -> None:
