@@ -42,8 +42,9 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="print one JSON summary object")
 def run(game_dir: Path, seconds: float, battery: Path | None, libs: tuple[str, ...], dump: Path | None,
         scripted_input: bool, in_process: bool, as_json: bool) -> None:
-    if not (game_dir / "scripts" / "main.lua").is_file() and not game_dir.is_dir():
-        raise click.UsageError(f"{game_dir}: not a game folder")
+    if not game_dir.is_dir():
+        click.echo(f"Error: {game_dir}: not a game folder", err=True)
+        sys.exit(2)
     request = RunRequest(
         game_dir=str(game_dir.resolve()), seconds=seconds, battery=str(battery.resolve()) if battery else None,
         lib_dirs=_lib_dirs(libs), scripted_input=scripted_input, dump=dump is not None,

@@ -107,14 +107,13 @@ local function getter_for(cname, default)
     return default()
   end
 end
-E.defer(function()
-  for _, cname in ipairs({"Vector2", "Vector3", "Vector4", "Quaternion", "Color", "IntVector2", "IntVector3",
-                          "IntRect", "Rect", "Matrix3", "Matrix3x4", "Matrix4"}) do
-    local impl = IMPL[cname]
-    local method = "Get" .. cname
-    if impl and impl.new then M[method] = getter_for(cname, impl.new) end
-  end
-end)
+-- Defined now, not deferred: the binder copies implementations when it binds a class, so a method added
+-- after binding would stay missing.  The math modules (10-13) have registered their constructors by now.
+for _, cname in ipairs({"Vector2", "Vector3", "Vector4", "Quaternion", "Color", "IntVector2", "IntVector3",
+                        "IntRect", "Rect", "Matrix3", "Matrix3x4", "Matrix4"}) do
+  local impl = IMPL[cname]
+  if impl and impl.new then M["Get" .. cname] = getter_for(cname, impl.new) end
+end
 M.GetStringHash = function(self)
   if self.type_ == "StringHash" then return self.value_ end
   return E.StringHash_new("")

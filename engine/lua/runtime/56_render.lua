@@ -140,7 +140,7 @@ end
 
 -- Light, Zone
 local Light = class("Light")
-E.COMPONENT_FACTORIES.Light = props(Light, {LightType = 1, Color = color(1, 1, 1), Brightness = 1.0,
+E.COMPONENT_FACTORIES.Light = props(Light, {LightType = 2, Color = color(1, 1, 1), Brightness = 1.0,
   Range = 10.0, Fov = 30.0, AspectRatio = 1.0, SpecularIntensity = 1.0, CastShadows = false,
   PerVertex = false, FadeDistance = 0.0, ShadowFadeDistance = 0.0, ShadowIntensity = 0.0,
   ShadowResolution = 1.0, ShadowNearFarRatio = 0.002, Temperature = 6590.0, Radius = 0.0, Length = 0.0,
