@@ -250,9 +250,19 @@ local function remove_node(r)
   if scene and E.has_subscribers("NodeRemoved") and r.parent then
     E.send_event("NodeRemoved", {Scene = scene.proxy, Parent = r.parent.proxy, Node = r.proxy}, scene.proxy)
   end
-  for _, so in ipairs(r.script_objects) do E.script_object_stop(so) end
+  local function stop_scripts(x)
+    for _, so in ipairs(x.script_objects) do E.script_object_stop(so) end
+    for _, c in ipairs(x.children) do stop_scripts(c) end
+  end
+  stop_scripts(r)
   unregister_node(r)
   detach(r)
+  -- Urho3D destroys a removed node and its subtree; using one afterwards is an error here, loudly
+  local function mark(x)
+    x.removed = true
+    for _, c in ipairs(x.children) do mark(c) end
+  end
+  mark(r)
 end
 
 ----------------------------------------------------------------------------------------------------

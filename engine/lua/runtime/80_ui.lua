@@ -83,19 +83,14 @@ M.SetDefaultStyle = function(self, xml) urec(self).default_style = xml end
 M.GetDefaultStyle = function(self) return urec(self).default_style end
 M.SetVar = function(self, k, v) urec(self).vars[k] = E.variant_of(v) end
 M.GetVar = function(self, k) return urec(self).vars[k] or E.Variant_new("None", nil) end
-M.AddTag = function() end
-M.SetLayout = function(self, mode, spacing) local r = urec(self); r.layout, r.spacing = mode, spacing end
 M.SetLayoutMode = function(self, mode) urec(self).layout = mode end
 M.SetLayoutSpacing = function(self, s) urec(self).spacing = s end
-M.SetLayoutBorder = function(self, b) urec(self).layout_border = b end
 M.SetClipChildren = function(self, v) urec(self).clip = v end
 M.SetFocusMode = function(self, m) urec(self).focus_mode = m end
 M.SetFocus = function(self, v) urec(self).focus = v end
 M.HasFocus = function(self) return urec(self).focus == true end
 M.BringToFront = function() end
 M.UpdateLayout = function() end
-M.SetSortChildren = function() end
-M.SetDragDropMode = function() end
 M.SetSelected = function(self, v) urec(self).selected = v end
 M.IsSelected = function(self) return urec(self).selected == true end
 M.GetScreenPosition = function(self)

@@ -2,13 +2,14 @@
 -- Defaults follow Urho3D's constructors; input dispatch to widgets (clicks, drags, typing) comes with the UI
 -- issue, so Pressed/Released/Click are never sent from here.  Value-typed properties are copied on the way
 -- in and out, as Urho3D's bindings copy them.
-local type, tostring, ipairs = type, tostring, ipairs
+local type, tostring, ipairs, pairs = type, tostring, ipairs, pairs
 local mfloor = math.floor
 local REC = E.REC
 local urec = E.ui_rec
 local FACTORIES = E.UI_FACTORIES
 local new_element = E.new_ui_element
-local BLEND_REPLACE, BLEND_ALPHA = 0, 3
+local BLEND_REPLACE = 0
+local M_MAX_UNSIGNED = 4294967295
 local FM_NOTFOCUSABLE, FM_FOCUSABLE, FM_FOCUSABLE_DEFOCUSABLE = 0, 2, 3
 
 local function ivec2(x, y) return E.IntVector2_new(x, y) end
@@ -42,8 +43,143 @@ end
 -- UIElement members the widgets rely on
 ----------------------------------------------------------------------------------------------------
 local M = IMPL.UIElement.methods
-M.SetInternal = function(self, v) urec(self).internal = v and true or false end
-M.IsInternal = function(self) return urec(self).internal == true end
+local function bool_field(key, default)
+  return function(self, v) urec(self)[key] = v and true or false end,
+    function(self) local v = urec(self)[key]; if v == nil then return default end; return v end
+end
+M.SetInternal, M.IsInternal = bool_field("internal", false)
+M.SetBringToFront, M.GetBringToFront = bool_field("bring_to_front", false)
+M.SetBringToBack, M.GetBringToBack = bool_field("bring_to_back", true)
+M.SetEditable, M.IsEditable = bool_field("editable", true)
+M.SetUseDerivedOpacity, M.GetUseDerivedOpacity = bool_field("use_derived_opacity", true)
+M.SetElementEventSender, M.IsElementEventSender = bool_field("element_event_sender", false)
+M.SetEnableAnchor, M.GetEnableAnchor = bool_field("enable_anchor", false)
+M.GetClipChildren = function(self) return urec(self).clip == true end
+M.GetSortChildren = function(self) local v = urec(self).sort_children; return v == nil or v end
+M.SetSortChildren = function(self, v) urec(self).sort_children = v and true or false end
+M.GetFocusMode = function(self) return urec(self).focus_mode or 0 end
+M.GetDragDropMode = function(self) return urec(self).drag_drop_mode or 0 end
+M.SetDragDropMode = function(self, m) urec(self).drag_drop_mode = m end
+M.IsEnabledSelf = function(self) return urec(self).enabled end
+M.IsHovering = function(self) return urec(self).hovering == true end
+M.SetHovering = function(self, v) urec(self).hovering = v and true or false end
+M.GetMinSize = function(self) local r = urec(self); return ivec2(r.min_w, r.min_h) end
+M.GetMinWidth = function(self) return urec(self).min_w end
+M.GetMinHeight = function(self) return urec(self).min_h end
+M.GetMaxSize = function(self) local r = urec(self); return ivec2(r.max_w, r.max_h) end
+M.GetMaxWidth = function(self) return urec(self).max_w end
+M.GetMaxHeight = function(self) return urec(self).max_h end
+M.SetMaxWidth = function(self, w) urec(self).max_w = w end
+M.SetMaxHeight = function(self, h) urec(self).max_h = h end
+M.IsFixedWidth = function(self) local r = urec(self); return r.min_w == r.max_w end
+M.IsFixedHeight = function(self) local r = urec(self); return r.min_h == r.max_h end
+M.IsFixedSize = function(self) local r = urec(self); return r.min_w == r.max_w and r.min_h == r.max_h end
+M.GetLayoutMode = function(self) return urec(self).layout or 0 end
+M.GetLayoutSpacing = function(self) return urec(self).spacing or 0 end
+M.GetLayoutBorder = function(self)
+  local b = urec(self).layout_border
+  if b == nil then return irect(0, 0, 0, 0) end
+  return copy_irect(b)
+end
+M.SetLayout = function(self, mode, spacing, border)
+  local r = urec(self)
+  r.layout, r.spacing = mode, spacing or 0
+  if border ~= nil then r.layout_border = copy_irect(border) end
+end
+M.SetLayoutBorder = function(self, b) urec(self).layout_border = copy_irect(b) end
+M.GetDerivedOpacity = function(self)
+  local r = urec(self)
+  local o = r.opacity
+  local p = r.parent
+  while p and r.use_derived_opacity ~= false do
+    o = o * p.opacity
+    r, p = p, p.parent
+  end
+  return o
+end
+M.SetClipBorder = function(self, rect) urec(self).clip_border = copy_irect(rect) end
+M.GetClipBorder = function(self)
+  local b = urec(self).clip_border
+  if b == nil then return irect(0, 0, 0, 0) end
+  return copy_irect(b)
+end
+M.SetPivot = function(self, a, b) local r = urec(self); r.pivot_x, r.pivot_y = xy_args(a, b) end
+M.GetPivot = function(self) local r = urec(self); return E.Vector2_new(r.pivot_x or 0.0, r.pivot_y or 0.0) end
+M.SetTraversalMode = function(self, m) urec(self).traversal_mode = m end
+M.GetTraversalMode = function(self) return urec(self).traversal_mode or 0 end
+M.SetIndent = function(self, n) urec(self).indent = n end
+M.GetIndent = function(self) return urec(self).indent or 0 end
+M.SetIndentSpacing = function(self, n) urec(self).indent_spacing = n end
+M.GetIndentSpacing = function(self) return urec(self).indent_spacing or 16 end
+M.GetIndentWidth = function(self) local r = urec(self); return (r.indent or 0) * (r.indent_spacing or 16) end
+M.GetVars = function(self)
+  local values = {}
+  for k, v in pairs(urec(self).vars) do values[k] = v end
+  return E.VariantMap_new(values)
+end
+-- Tags, in the order added (Urho3D keeps a StringVector)
+M.AddTag = function(self, tag)
+  local r = urec(self)
+  r.tags = r.tags or {}
+  tag = tostring(tag)
+  if tag == "" then return end
+  for _, t in ipairs(r.tags) do if t == tag then return end end
+  r.tags[#r.tags + 1] = tag
+end
+M.AddTags = function(self, tags, sep)
+  sep = sep or ";"
+  for t in tostring(tags):gmatch("[^" .. sep:gsub("%p", "%%%0") .. "]+") do M.AddTag(self, t) end
+end
+M.RemoveTag = function(self, tag)
+  local r = urec(self)
+  for i, t in ipairs(r.tags or {}) do if t == tag then table.remove(r.tags, i); return true end end
+  return false
+end
+M.RemoveAllTags = function(self) urec(self).tags = {} end
+M.HasTag = function(self, tag)
+  for _, t in ipairs(urec(self).tags or {}) do if t == tag then return true end end
+  return false
+end
+M.GetTags = function(self)
+  local out = {}
+  for i, t in ipairs(urec(self).tags or {}) do out[i] = t end
+  return out
+end
+M.GetChildrenWithTag = function(self, tag, recursive)
+  local out = {}
+  local function walk(r)
+    for _, c in ipairs(r.children) do
+      for _, t in ipairs(c.tags or {}) do if t == tag then out[#out + 1] = c.proxy; break end end
+      if recursive then walk(c) end
+    end
+  end
+  walk(urec(self))
+  return out
+end
+-- Hierarchy
+M.IsChildOf = function(self, other)
+  local target = REC[other]
+  local p = urec(self).parent
+  while p do
+    if p == target then return true end
+    p = p.parent
+  end
+  return false
+end
+M.FindChild = function(self, child)
+  local c = REC[child]
+  for i, x in ipairs(urec(self).children) do if x == c then return i - 1 end end
+  return M_MAX_UNSIGNED
+end
+M.RemoveChildAtIndex = function(self, index)
+  local c = urec(self).children[index + 1]
+  if c then M.RemoveChild(self, c.proxy) end
+end
+M.SetParent = function(self, parent, index)
+  if parent == nil then return M.Remove(self) end
+  if index == nil then return M.AddChild(parent, self) end
+  return M.InsertChild(parent, index, self)
+end
 
 ----------------------------------------------------------------------------------------------------
 -- BorderImage
@@ -309,6 +445,74 @@ W.SetModalFrameSize = function(self, s) urec(self).modal_frame_size = copy_ivec2
 W.GetModalFrameSize = function(self) return copy_ivec2(urec(self).modal_frame_size) end
 
 ----------------------------------------------------------------------------------------------------
+-- ToolTip
+----------------------------------------------------------------------------------------------------
+local TT = class("ToolTip")
+FACTORIES.ToolTip = derive("UIElement", function(r)
+  r.delay = 0.0
+  r.visible = false   -- shown on hover, which needs the UI's input dispatch
+end)
+TT.new = function() return (new_element("ToolTip")) end
+TT.methods.SetDelay = function(self, d) urec(self).delay = d end
+TT.methods.GetDelay = function(self) return urec(self).delay end
+
+----------------------------------------------------------------------------------------------------
+-- Slider, ProgressBar, ScrollBar: a value clamped to [0, range]; a change sends the widget's event
+----------------------------------------------------------------------------------------------------
+local O_HORIZONTAL = 0
+local function ranged(class_name, event, extra)
+  local impl = class(class_name)
+  FACTORIES[class_name] = derive("BorderImage", function(r)
+    r.enabled = true
+    r.orientation = O_HORIZONTAL
+    r.range, r.value = 1.0, 0.0
+    if extra then extra(r) end
+  end)
+  impl.new = function() return (new_element(class_name)) end
+  local R = impl.methods
+  local function set_value(self, r, v)
+    v = v + 0.0
+    if v < 0.0 then v = 0.0 elseif v > r.range then v = r.range end
+    if v == r.value then return end
+    r.value = v
+    E.send_event(event, {Element = self, Value = v}, self)
+  end
+  R.SetValue = function(self, v) set_value(self, urec(self), v) end
+  R.GetValue = function(self) return urec(self).value end
+  R.ChangeValue = function(self, d) local r = urec(self); set_value(self, r, r.value + d) end
+  R.SetRange = function(self, v)
+    local r = urec(self)
+    v = v + 0.0
+    if v < 0.0 then v = 0.0 end
+    r.range = v
+    set_value(self, r, r.value)
+  end
+  R.GetRange = function(self) return urec(self).range end
+  R.SetOrientation = function(self, o) urec(self).orientation = o end
+  R.GetOrientation = function(self) return urec(self).orientation end
+  return impl
+end
+
+local SL = ranged("Slider", "SliderChanged", function(r)
+  r.repeat_rate = 0.0
+  r.knob = internal_child(r, "BorderImage")
+end)
+SL.methods.GetKnob = function(self) return urec(self).knob end
+SL.methods.SetRepeatRate = function(self, v) urec(self).repeat_rate = v end
+SL.methods.GetRepeatRate = function(self) return urec(self).repeat_rate end
+
+local PB = ranged("ProgressBar", "ProgressBarChanged", function(r)
+  r.knob = internal_child(r, "BorderImage")
+  r.loading_percent_style = "ProgressBarPercentText"
+  r.show_percent_text = false
+end)
+PB.methods.GetKnob = function(self) return urec(self).knob end
+PB.methods.SetLoadingPercentStyle = function(self, s) urec(self).loading_percent_style = tostring(s) end
+PB.methods.GetLoadingPercentStyle = function(self) return urec(self).loading_percent_style end
+PB.methods.SetShowPercentText = function(self, v) urec(self).show_percent_text = v and true or false end
+PB.methods.GetShowPercentText = function(self) return urec(self).show_percent_text end
+
+----------------------------------------------------------------------------------------------------
 -- Cursor, and UI:SetCursor / GetCursor
 ----------------------------------------------------------------------------------------------------
 local CU = class("Cursor")
@@ -348,6 +552,7 @@ U.SetCursor = function(_, cursor)
 end
 U.GetCursor = function() return E.ui_cursor end
 
-for _, name in ipairs({"BorderImage", "Sprite", "Button", "CheckBox", "LineEdit", "Window", "Cursor"}) do
+for _, name in ipairs({"BorderImage", "Sprite", "Button", "CheckBox", "LineEdit", "Window", "Cursor", "ToolTip",
+                       "Slider", "ProgressBar"}) do
   assert(FACTORIES[name], name)
 end

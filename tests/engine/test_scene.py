@@ -1,0 +1,283 @@
+"""Scene graph semantics against Urho3D's: transforms, hierarchy, ids, components, events, script objects."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.testing import lua, new_engine
+
+
+def vec(v: dict) -> tuple[float, ...]:
+    return tuple(round(v[k], 9) for k in ("x", "y", "z"))
+
+
+def test_value_semantics_of_properties() -> None:
+    assert lua("local n = Node(); n.position = Vector3(1, 2, 3); n.position.y = 5; return n.position.y") == 2.0
+    assert lua("local n = Node(); local v = Vector3(1, 2, 3); n.position = v; v.x = 9; return n.position.x") == 1.0
+    assert lua("local n = Node(); n:SetPosition(Vector3(1, 2, 3)); return n:GetPosition().z") == 3.0
+
+
+def test_world_transform_composes_parent_rotation_scale_and_translation() -> None:
+    out = lua("""
+    local s = Scene()
+    local parent = s:CreateChild("P")
+    parent.position = Vector3(10, 0, 0)
+    parent.rotation = Quaternion(0, 90, 0)   -- yaw 90: local +Z points to world +X
+    parent.scale = Vector3(2, 2, 2)
+    local child = parent:CreateChild("C")
+    child.position = Vector3(0, 0, 1)
+    return child.worldPosition, child.worldScale, child:GetWorldDirection()
+    """)
+    assert vec(out[0]) == (12.0, 0.0, 0.0)
+    assert vec(out[1]) == (2.0, 2.0, 2.0)
+    assert vec(out[2]) == (1.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("space", "expected"),
+    [("TS_LOCAL", (1.0, 0.0, 0.0)), ("TS_PARENT", (0.0, 0.0, 1.0)), ("TS_WORLD", (0.0, 0.0, 0.5))],
+)
+def test_translate_in_each_space(space: str, expected: tuple[float, ...]) -> None:
+    out = lua(f"""
+    local s = Scene()
+    local parent = s:CreateChild("P")
+    parent.scale = Vector3(2, 2, 2)
+    local n = parent:CreateChild("N")
+    n.rotation = Quaternion(0, 90, 0)
+    n:Translate(Vector3(0, 0, 1), {space})
+    return n.position
+    """)
+    assert vec(out) == expected
+
+
+def test_yaw_pitch_roll_and_lookat() -> None:
+    out = lua("""
+    local n = Scene():CreateChild("N")
+    n:Yaw(90)
+    local d1 = n.direction
+    n.rotation = Quaternion.IDENTITY
+    n:Pitch(90)
+    local d2 = n.direction
+    n.rotation = Quaternion.IDENTITY
+    n.position = Vector3(0, 0, 0)
+    n:LookAt(Vector3(0, 0, -5))
+    return d1, d2, n.worldDirection, n:LookAt(Vector3(0, 0, 0))
+    """)
+    assert vec(out[0]) == (1.0, 0.0, 0.0)
+    assert vec(out[1]) == (0.0, -1.0, 0.0)
+    assert vec(out[2]) == (0.0, 0.0, -1.0)
+    assert out[3] is False  # looking at its own position fails, as in Urho3D
+
+
+def test_set_world_position_under_a_transformed_parent() -> None:
+    out = lua("""
+    local s = Scene()
+    local p = s:CreateChild("P")
+    p.position = Vector3(5, 0, 0); p.rotation = Quaternion(0, 0, 90); p.scale = Vector3(2, 2, 2)
+    local c = p:CreateChild("C")
+    c.worldPosition = Vector3(1, 2, 3)
+    return c.worldPosition
+    """)
+    assert vec(out) == (1.0, 2.0, 3.0)
+
+
+def test_ids_hierarchy_and_lookup() -> None:
+    out = lua("""
+    local s = Scene()
+    local a = s:CreateChild("A")
+    local b = a:CreateChild("B")
+    local l = s:CreateChild("L", LOCAL)
+    local found = s:GetChild("B", true)
+    b:AddTag("enemy")
+    return s.ID, a.ID, b.ID, l.ID, found == b, s:GetChild("B") == nil, s:GetNumChildren(true),
+      #s:GetChildrenWithTag("enemy", true), s:GetNode(b.ID) == b
+    """)
+    assert out == [1, 2, 3, 0x01000000, True, True, 3, 1, True]
+
+
+def test_remove_detaches_and_invalidates() -> None:
+    out = lua("""
+    local s = Scene()
+    local a = s:CreateChild("A")
+    a:CreateChild("Kid")
+    a:Remove()
+    return s:GetNumChildren(true), pcall(function() return a.name end)
+    """)
+    assert out[0] == 0
+    assert out[1] is False
+
+
+def test_vars_and_custom_fields() -> None:
+    out = lua("""
+    local n = Scene():CreateChild("N")
+    n:SetVar("hp", 10)
+    n:SetVar(StringHash("name"), "orc")
+    n.myField = 7     -- games may hang their own fields on engine objects (tolua peers)
+    return n:GetVar("hp"):GetInt(), n:GetVar("name"):GetString(), n.myField, n:GetVar("none"):IsEmpty()
+    """)
+    assert out == [10, "orc", 7, True]
+
+
+def test_components_create_get_remove_and_unknown_types() -> None:
+    engine = new_engine()
+    out = lua("""
+    local n = Scene():CreateChild("N")
+    local m = n:CreateComponent("StaticModel")
+    m.model = cache:GetResource("Model", "Models/Box.mdl")
+    local box = m.worldBoundingBox
+    local unknown = n:CreateComponent("NoSuchThing")
+    local same = n:GetComponent("StaticModel") == m
+    local as_drawable = n:GetComponent("Drawable") == m
+    m:Remove()
+    return box.max.x, unknown == nil, same, as_drawable, n:GetComponent("StaticModel") == nil
+    """, engine)
+    assert out == [0.5, True, True, True, True]
+    assert any("unknown component type NoSuchThing" in e["message"] for e in engine.report().log)
+
+
+def test_missing_resources_return_nil_and_log() -> None:
+    engine = new_engine()
+    assert lua("return cache:GetResource('Model', 'Models/Nope.mdl') == nil", engine) is True
+    assert any(e["level"] == "ERROR" and "Models/Nope.mdl" in e["message"] for e in engine.report().log)
+
+
+def test_event_order_within_a_frame_and_unsubscribe() -> None:
+    engine = new_engine("""
+    order = {}
+    local function add(name) return function() order[#order + 1] = name end end
+    function Start()
+      local s = Scene()     -- a scene subscribes to Update when created, before the handlers below
+      SubscribeToEvent(s, "SceneUpdate", add("SceneUpdate"))
+      SubscribeToEvent("BeginFrame", add("BeginFrame"))
+      SubscribeToEvent("Update", add("Update"))
+      SubscribeToEvent("PostUpdate", add("PostUpdate"))
+      SubscribeToEvent("RenderUpdate", add("RenderUpdate"))
+      SubscribeToEvent("PostRenderUpdate", add("PostRenderUpdate"))
+      SubscribeToEvent("EndFrame", add("EndFrame"))
+      SubscribeToEvent("KeyDown", add("KeyDown"))
+    end
+    """)
+    engine.start()
+    engine.queue_input({"kind": "key_down", "key": 32})
+    engine.run_frames(1)
+    order = [engine.game_env["order"][i] for i in range(1, len(engine.game_env["order"]) + 1)]
+    assert order == ["BeginFrame", "KeyDown", "SceneUpdate", "Update", "PostUpdate", "RenderUpdate",
+                     "PostRenderUpdate", "EndFrame"]
+
+
+def test_one_handler_per_event_and_string_handlers_resolved_at_subscription() -> None:
+    engine = new_engine("""
+    hits = ""
+    function A() hits = hits .. "A" end
+    function B() hits = hits .. "B" end
+    function Start()
+      SubscribeToEvent("Update", "A")
+      SubscribeToEvent("Update", "B")   -- replaces A: one handler per (receiver, event)
+      SubscribeToEvent("MyEvent", "A")
+    end
+    """)
+    engine.start()
+    engine.run_frames(2)
+    lua("SendEvent('MyEvent', VariantMap())", engine)
+    lua("UnsubscribeFromEvent('Update')", engine)
+    engine.run_frames(2)
+    assert engine.game_env["hits"] == "BBA"
+
+
+def test_event_data_values_and_custom_events() -> None:
+    engine = new_engine("""
+    got = nil
+    function Start()
+      SubscribeToEvent("Custom", function(eventType, eventData)
+        got = eventData["Count"]:GetInt() + eventData["Scale"]:GetFloat() .. eventData["Name"]:GetString()
+          .. tostring(eventData["Missing"]) .. tostring(eventType == StringHash("Custom"))
+      end)
+      local data = VariantMap()
+      data["Count"] = 2
+      data["Scale"] = 0.5
+      data["Name"] = "x"
+      SendEvent("Custom", data)
+    end
+    """)
+    engine.start()
+    assert engine.game_env["got"] == "2.5xniltrue"
+
+
+def test_script_objects_lifecycle() -> None:
+    engine = new_engine("""
+    Rotator = ScriptObject()
+    calls = {}
+    function Rotator:Start() calls[#calls + 1] = "Start"; self.speed = 90 end
+    function Rotator:DelayedStart() calls[#calls + 1] = "DelayedStart" end
+    function Rotator:Update(timeStep) self.node:Yaw(self.speed * timeStep) end
+    function Rotator:PostUpdate(timeStep) if #calls < 4 then calls[#calls + 1] = "PostUpdate" end end
+    function Rotator:Stop() calls[#calls + 1] = "Stop" end
+    function Start()
+      scene_ = Scene()
+      box_ = scene_:CreateChild("Box")
+      rot_ = box_:CreateScriptObject("Rotator")
+    end
+    """)
+    engine.start()
+    engine.run_frames(60)
+    assert round(lua("return box_.rotation:YawAngle()", engine), 6) == 90.0
+    assert lua("return box_:GetScriptObject('Rotator') == rot_", engine) is True
+    lua("box_:Remove()", engine)
+    calls = [engine.game_env["calls"][i] for i in range(1, len(engine.game_env["calls"]) + 1)]
+    assert calls == ["Start", "DelayedStart", "PostUpdate", "PostUpdate", "Stop"]
+
+
+def test_files_save_and_load_within_a_run_and_cjson() -> None:
+    engine = new_engine(files={"data/levels.json": '{"levels": [1, 2, 3], "name": "x"}'})
+    out = lua("""
+    local path = fileSystem:GetAppPreferencesDir("org", "app") .. "save.json"
+    local f = File(path, FILE_WRITE)
+    f:WriteString(cjson.encode({score = 10, name = "me"}))
+    f:Close()
+    local r = File(path, FILE_READ)
+    local saved = cjson.decode(r:ReadString())
+    r:Close()
+    local via_cache = require("cjson").decode(cache:GetFile("data/levels.json"):ReadLine())
+    local lf = File("data/levels.json", FILE_READ)
+    local data = cjson.decode(lf:ReadLine())
+    return saved.score, saved.name, fileSystem:FileExists(path), #data.levels, via_cache.name,
+      File("nope.txt", FILE_READ):IsOpen()
+    """, engine)
+    assert out == [10, "me", True, 3, "x", False]
+
+
+def test_require_forms_resolve_against_scripts() -> None:
+    engine = new_engine(files={
+        "scripts/Game/Player.lua": "return {kind = 'player'}",
+        "scripts/ui/theme.lua": "return {kind = 'theme'}",
+        "scripts/app/router/init.lua": "return {kind = 'router'}",
+    })
+    out = lua("""
+    return require("Game.Player").kind, require("ui/theme").kind, require("scripts/app/router").kind,
+      require("Game/Player") == require("Game.Player"), select(2, pcall(require, "Nope")):match("not found") ~= nil
+    """, engine)
+    assert out == ["player", "theme", "router", True, True]
+
+
+def test_camera_projection_round_trip() -> None:
+    out = lua("""
+    local s = Scene()
+    local cn = s:CreateChild("Cam")
+    cn.position = Vector3(0, 0, -10)
+    local cam = cn:CreateComponent("Camera")
+    local screen = cam:WorldToScreenPoint(Vector3(0, 0, 0))
+    local world = cam:ScreenToWorldPoint(Vector3(0.5, 0.5, 10))
+    local ray = cam:GetScreenRay(0.5, 0.5)
+    return screen, world, ray.direction
+    """)
+    assert round(out[0]["x"], 6) == 0.5 and round(out[0]["y"], 6) == 0.5
+    assert vec(out[1]) == pytest.approx((0.0, 0.0, 0.0), abs=1e-5)
+    assert vec(out[2]) == pytest.approx((0.0, 0.0, 1.0), abs=1e-6)
+
+
+def test_engine_exit_stops_the_loop() -> None:
+    engine = new_engine("function Start() SubscribeToEvent('Update', function() engine:Exit() end) end")
+    engine.start()
+    engine.run_frames(10)
+    assert engine.frame == 1
+    assert engine.report().exit_requested is True
