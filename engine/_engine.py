@@ -86,7 +86,7 @@ class Engine:
         self.game_dir = Path(game_dir)
         self.files = read_tree(self.game_dir)
         if entry not in self.files:
-            raise BadInputError(f"{self.game_dir / entry}: entry script not found")
+            raise BadInputError(f"{entry}: entry script not found in the game folder")
         for lib in lib_dirs:
             if not Path(lib).is_dir():
                 raise BadInputError(f"{lib}: library folder not found")

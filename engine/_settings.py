@@ -18,6 +18,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("instruction_budget", 2_000_000_000, "Lua VM instructions a run may execute (counted in steps of 1000)"),
     Setting("memory_limit", 512 * 1024 * 1024, "bytes of Lua memory a run may hold"),
     Setting("wall_seconds", 120.0, "wall-clock seconds before the run's process is killed"),
+    Setting("sim_seconds_limit", 3600.0, "most simulated seconds a run (or its battery) may advance"),
     Setting("seed", 20261201, "seed of math.random and of Urho3D's Random()"),
     Setting("epoch", 1767225600, "os.time() at frame 0 (seconds since 1970, UTC)"),
     Setting("screen_width", 1280, "graphics width in pixels"),
@@ -34,6 +35,7 @@ class EngineSettings:
     instruction_budget: int = 2_000_000_000
     memory_limit: int = 512 * 1024 * 1024
     wall_seconds: float = 120.0
+    sim_seconds_limit: float = 3600.0
     seed: int = 20261201
     epoch: int = 1767225600
     screen_width: int = 1280

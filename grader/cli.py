@@ -2,9 +2,47 @@
 
 from __future__ import annotations
 
-import click
+import functools
+import json
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-from engine import SETTINGS
+import click
+from rich.console import Console
+from rich.table import Table
+
+from engine import API_VERSION, SETTINGS, BadInputError, SetupError
+
+from .drivers import DriverError, prepare_workspace
+from .tasks import TaskError, battery_hash, dataset_hash, find_task, repository_suites, task_hash
+
+console = Console()
+BAD_INPUT = (TaskError, DriverError, BadInputError, SetupError)
+
+
+def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="print JSON for machines")(fn)
+
+
+def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Bad input and setup problems: 'Error: ...' on stderr, exit 2, no traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except BAD_INPUT as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+
+    return wrapper
+
+
+def emit(data: Any) -> None:
+    click.echo(json.dumps(data, sort_keys=True, indent=1))
 
 
 @click.group(help="grader: a deterministic grader for UrhoX Lua games built by AI agents.")
@@ -16,6 +54,166 @@ def cli() -> None:
 def settings() -> None:
     for s in SETTINGS:
         click.echo(f"{s.name:<20} {s.default!s:<14} {s.help}")
+
+
+@cli.group(help="Inspect, hash and validate the repository's task suites.")
+def tasks() -> None:
+    pass
+
+
+def _task_row(task: Any) -> dict[str, Any]:
+    return {"id": task.qualified_id, "title": task.title, "category": task.category,
+            "difficulty": task.difficulty.value, "capabilities": list(task.capabilities)}
+
+
+@tasks.command("list", help="List every task of the repository's suites.")
+@json_option
+@handle_errors
+def tasks_list(as_json: bool) -> None:
+    rows = [_task_row(t) for s in repository_suites() for t in s.tasks]
+    if as_json:
+        emit(rows)
+        return
+    table = Table("task", "title", "category", "difficulty", "capabilities")
+    for r in rows:
+        table.add_row(r["id"], r["title"], r["category"], r["difficulty"], ", ".join(r["capabilities"]))
+    console.print(table)
+
+
+@tasks.command("show", help="Show one task: metadata, limits, hashes.")
+@click.argument("task_ref")
+@json_option
+@handle_errors
+def tasks_show(task_ref: str, as_json: bool) -> None:
+    task = find_task(task_ref)
+    data = _task_row(task) | {
+        "entry": task.entry, "required": list(task.required), "limits": task.limits.__dict__,
+        "screen": task.screen.__dict__, "task_hash": task_hash(task),
+        "battery_hash": battery_hash(task, API_VERSION),
+    }
+    if as_json:
+        emit(data)
+        return
+    for key, value in data.items():
+        console.print(f"[bold]{key}[/]: {value}")
+
+
+@tasks.command("hash", help="task_hash and battery_hash of every task, and each suite's dataset_hash.")
+@click.argument("suite", required=False)
+@json_option
+@handle_errors
+def tasks_hash(suite: str | None, as_json: bool) -> None:
+    suites = [s for s in repository_suites() if suite in (None, s.name)]
+    if suite and not suites:
+        raise TaskError(f"no suite {suite!r} (known: {', '.join(s.name for s in repository_suites())})")
+    out = []
+    for s in suites:
+        rows = [(t.id, task_hash(t), battery_hash(t, API_VERSION)) for t in s.tasks]
+        out.append({"suite": s.name, "version": s.version, "dataset_hash": dataset_hash(rows),
+                    "tasks": [{"id": i, "task_hash": th, "battery_hash": bh} for i, th, bh in rows]})
+    if as_json:
+        emit(out)
+        return
+    for s in out:
+        console.print(f"[bold]{s['suite']}[/] {s['version']} dataset_hash {s['dataset_hash']}")
+        for t in s["tasks"]:
+            console.print(f"  {t['id']:<28} task {t['task_hash'][:16]}  battery {t['battery_hash'][:16]}")
+
+
+@tasks.command("validate", help="Battery self-tests: oracle passes, nop fails, wrong-* fail as expected.")
+@click.argument("ref", required=False)
+@click.option("--repeats", default=2, show_default=True, help="runs per solution (digests must agree)")
+@json_option
+@handle_errors
+def tasks_validate(ref: str | None, repeats: int, as_json: bool) -> None:
+    from .validate import validate_task
+
+    suites = repository_suites()
+    if ref is None:
+        selected = [t for s in suites for t in s.tasks]
+    elif any(s.name == ref for s in suites):
+        selected = [t for s in suites if s.name == ref for t in s.tasks]
+    else:
+        selected = [find_task(ref, suites)]
+    results = [validate_task(t, repeats) for t in selected]
+    if as_json:
+        emit([{"task": r.task, "ok": r.ok, "solutions": [s.__dict__ for s in r.solutions]} for r in results])
+    else:
+        for r in results:
+            for s in r.solutions:
+                mark = "[green]ok[/]" if s.ok else "[red]FAIL[/]"
+                console.print(f"{mark} {r.task} {s.solution} {'; '.join(s.problems)}")
+    sys.exit(0 if all(r.ok for r in results) else 1)
+
+
+def _render_verdict(verdict: dict[str, Any], timings: dict[str, float]) -> None:
+    passed = verdict["passed"]
+    console.print(f"[bold]{verdict['task_id']}[/] {'[green]PASS' if passed else '[red]FAIL'}[/]"
+                  f"  first failed level: {verdict['first_failed_level'] or '-'}")
+    levels = verdict["levels"]
+    for check in levels["L0"]["checks"]:
+        if not check["passed"]:
+            console.print(f"  L0 [red]{check['name']}[/] {check['detail']}")
+    console.print(f"  L0 {'passed' if levels['L0']['passed'] else 'failed'}")
+    l1 = levels["L1"]
+    console.print(f"  L1 {'passed' if l1['passed'] else 'failed'} ({len(l1.get('diagnostics', []))} diagnostics)")
+    for diag in l1.get("diagnostics", [])[:15]:
+        console.print(f"     {diag.get('path')}:{diag.get('line')} {diag.get('severity')} {diag.get('message')}")
+    l2 = levels["L2"]
+    console.print(f"  L2 {'passed' if l2['passed'] else 'failed'} (outcome {l2['outcome']}, frames {l2['frames']})")
+    for req in l2["requirements"]:
+        mark = "[green]PASS[/]" if req["passed"] else "[red]FAIL[/]"
+        console.print(f"     {mark} {req['id']} [dim]{req['layer']}[/]")
+    for check in l2["checks"]:
+        if not check["passed"]:
+            console.print(f"       {check['requirement']}: {check['name']}: expected {check['expected']}"
+                          f" got {check['actual']} (frame {check['frame']})")
+    for err in l2["errors"][:5]:
+        console.print(f"     [red]error[/] frame {err['frame']}: {err['message']}")
+    console.print(f"  digest {verdict['evidence_digest']}  [dim]wall {timings.get('total', 0):.2f} s[/]")
+
+
+@cli.command(help="Grade a deliverable folder against a task (an id, suite/id, or a task folder).\n\n"
+             "Exit 0 when it passes, 1 when it fails, 2 on bad input.")
+@click.argument("task_ref")
+@click.argument("deliverable", type=click.Path(path_type=Path))
+@json_option
+@handle_errors
+def grade(task_ref: str, deliverable: Path, as_json: bool) -> None:
+    from .pipeline import grade as run_grade
+
+    task = find_task(task_ref)
+    result = run_grade(task, deliverable)
+    if as_json:
+        click.echo(result.to_json())
+    else:
+        _render_verdict(result.verdict, result.timings)
+    sys.exit(0 if result.verdict["passed"] else 1)
+
+
+@cli.command(help="Run one attempt with a built-in driver (oracle, nop, replay:DIR) and grade it.\n\n"
+             "The workspace, verdict and timings are written under runs/. Exit 0 pass, 1 fail, 2 bad input.")
+@click.argument("task_ref")
+@click.option("--agent", "agent", default="nop", show_default=True, help="oracle | nop | replay:DIR")
+@click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+@json_option
+@handle_errors
+def attempt(task_ref: str, agent: str, runs_dir: Path, as_json: bool) -> None:
+    from .pipeline import grade as run_grade
+
+    task = find_task(task_ref)
+    attempt_dir = runs_dir / f"{task.suite}-{task.id}-{uuid.uuid4().hex[:12]}"
+    workspace = attempt_dir / "workspace"
+    prepare_workspace(task, workspace, agent)
+    result = run_grade(task, workspace)
+    (attempt_dir / "verdict.json").write_text(result.to_json() + "\n")
+    (attempt_dir / "timings.json").write_text(json.dumps(result.timings, sort_keys=True) + "\n")
+    if as_json:
+        click.echo(json.dumps({"verdict": result.verdict, "attempt_dir": str(attempt_dir)}, sort_keys=True))
+    else:
+        _render_verdict(result.verdict, result.timings)
+        console.print(f"  written to {attempt_dir}")
+    sys.exit(0 if result.verdict["passed"] else 1)
 
 
 def main() -> None:

@@ -50,7 +50,7 @@ def test_bad_input_exits_two(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     proc = engine_cli("run", str(tmp_path / "empty"), "--json")
     assert proc.returncode == 2
-    assert "entry script not found" in proc.stderr
+    assert "scripts/main.lua: entry script not found" in proc.stderr
 
 
 def test_dump_writes_every_node(tmp_path: Path) -> None:

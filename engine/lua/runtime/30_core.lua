@@ -148,3 +148,54 @@ G.TakeScreenShot = function() return false end
 GLOBALS.graphics = object("Graphics")
 FUNCTIONS.GetGraphics = function() return GLOBALS.graphics end
 FUNCTIONS.GetSafeAreaInsets = G.GetSafeAreaInsets
+
+-- tolua: cast gives the object back (an engine object already carries its most derived class, which is what a
+-- correct downcast yields); type names an engine object's class, or a plain Lua value's type.
+local tolua = class("tolua")
+tolua.staticfunctions.cast = function(object, _type_name) return object end
+tolua.staticfunctions.type = function(object)
+  local mt = E.dgetmt(object)
+  local name = mt and mt.__name
+  if type(name) == "string" and E.REGISTRY.classes[name] then return name end
+  return type(object)
+end
+
+-- Texture formats, reported as Urho3D's OpenGL 3 backend reports them (opaque numbers games pass back to
+-- Texture2D:SetSize), and the device capabilities a headless window claims.
+local GL_FORMATS = {GetAlphaFormat = 0x1906, GetLuminanceFormat = 0x1909, GetLuminanceAlphaFormat = 0x190A,
+  GetRGBFormat = 0x1907, GetRGBAFormat = 0x1908, GetRGBA16Format = 0x805B, GetRGBAFloat16Format = 0x881A,
+  GetRGBAFloat32Format = 0x8814, GetRG16Format = 0x822C, GetRGFloat16Format = 0x822F, GetRGFloat32Format = 0x8230,
+  GetFloat16Format = 0x822D, GetFloat32Format = 0x822E, GetLinearDepthFormat = 0x822E,
+  GetDepthStencilFormat = 0x88F0, GetReadableDepthFormat = 0x81A6, GetShadowMapFormat = 0x81A5,
+  GetHiresShadowMapFormat = 0x81A6, GetDummyColorFormat = 0}
+for name, value in pairs(GL_FORMATS) do
+  G[name] = function() return value end
+end
+G.GetFormat = function(_, name)
+  local n = tostring(name):lower()
+  local by_name = {a = 0x1906, l = 0x1909, la = 0x190A, rgb = 0x1907, rgba = 0x1908, rgba16 = 0x805B,
+    rgba16f = 0x881A, rgba32f = 0x8814, rg16 = 0x822C, rg16f = 0x822F, rg32f = 0x8230, r16f = 0x822D,
+    r32f = 0x822E, lineardepth = 0x822E, d24s8 = 0x88F0, readabledepth = 0x81A6}
+  return by_name[n] or 0x1908
+end
+G.SetSRGB = function(_, v) gfx.srgb = v and true or false end
+G.GetSRGB = function() return gfx.srgb == true end
+G.GetSRGBSupport = function() return true end
+G.GetSRGBWriteSupport = function() return true end
+G.SetDither = function(_, v) gfx.dither = v and true or false end
+G.GetDither = function() return gfx.dither == true end
+G.SetFlushGPU = function(_, v) gfx.flush_gpu = v and true or false end
+G.GetFlushGPU = function() return gfx.flush_gpu == true end
+G.GetInstancingSupport = function() return true end
+G.GetLightPrepassSupport = function() return true end
+G.GetDeferredSupport = function() return true end
+G.GetHardwareShadowSupport = function() return true end
+G.GetReadableDepthSupport = function() return true end
+G.GetMaxBones = function() return 128 end
+G.GetNumBatches = function() return 0 end
+G.GetNumPrimitives = function() return 0 end
+G.GetRefreshRate = function() return 60 end
+G.GetMonitor = function() return 0 end
+G.GetMonitorCount = function() return 1 end
+G.GetMaximized = function() return false end
+G.GetTripleBuffer = function() return false end

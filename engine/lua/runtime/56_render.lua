@@ -274,7 +274,13 @@ R.GetDynamicInstancing = function() return rstate.dynamic_instancing end
 R.SetMaxOccluderTriangles = function(_, v) rstate.max_occluder_triangles = v end
 R.GetMaxOccluderTriangles = function() return rstate.max_occluder_triangles end
 R.SetDefaultRenderPath = function(_, p) rstate.render_path = p end
-R.GetDefaultRenderPath = function() return rstate.render_path end
+-- The default render path is a RenderPath object (its commands are not modelled yet, so its members are
+-- loud missing API); viewports without their own path use it, as in Urho3D.
+local function default_render_path()
+  if rstate.render_path == nil then rstate.render_path = E.new_object("RenderPath", {}) end
+  return rstate.render_path
+end
+R.GetDefaultRenderPath = default_render_path
 R.DrawDebugGeometry = function() end
 R.ReloadShaders = function() end
 GLOBALS.renderer = E.new_object("Renderer")
@@ -296,7 +302,7 @@ VP.GetCamera = function(self) return E.rec(self).camera end
 VP.SetRect = function(self, r) E.rec(self).rect = r end
 VP.GetRect = function(self) return E.rec(self).rect or E.IntRect_new(0, 0, 0, 0) end
 VP.SetRenderPath = function(self, p) E.rec(self).render_path = p end
-VP.GetRenderPath = function(self) return E.rec(self).render_path end
+VP.GetRenderPath = function(self) return E.rec(self).render_path or default_render_path() end
 VP.SetDrawDebug = function(self, v) E.rec(self).draw_debug = v end
 VP.GetDrawDebug = function(self) return E.rec(self).draw_debug end
 VP.GetScreenRay = function(self, x, y)

@@ -556,3 +556,29 @@ for _, name in ipairs({"BorderImage", "Sprite", "Button", "CheckBox", "LineEdit"
                        "Slider", "ProgressBar"}) do
   assert(FACTORIES[name], name)
 end
+
+----------------------------------------------------------------------------------------------------
+-- UI subsystem settings, with Urho3D's defaults (UI.cpp)
+----------------------------------------------------------------------------------------------------
+local settings = {DoubleClickInterval = 0.5, DragBeginInterval = 0.5, DragBeginDistance = 5,
+  DefaultToolTipDelay = 0.0, MaxFontTextureSize = 2048, NonFocusedMouseWheel = false, UseScreenKeyboard = true,
+  UseMutableGlyphs = false, ForceAutoHint = false, FontHintLevel = 2, FontSubpixelThreshold = 12.0,
+  FontOversampling = 2, MaxDoubleClickDistance = 3.0}
+local declared_ui = E.REGISTRY.classes.UI.methods
+for _, key in ipairs(E.sorted_keys(settings)) do
+  local function define(name, fn) if declared_ui[name] then U[name] = fn end end
+  define("Set" .. key, function(_, v) settings[key] = v end)
+  define("Get" .. key, function() return settings[key] end)
+  define("Is" .. key, function() return settings[key] end)
+end
+local root = E.ui_root
+U.SetCustomSize = function(_, a, b)
+  local w, h = xy_args(a, b)
+  settings.custom_w, settings.custom_h = w, h
+  if w > 0 and h > 0 then root.w, root.h = w, h end
+end
+U.GetCustomSize = function() return ivec2(settings.custom_w or 0, settings.custom_h or 0) end
+U.SetWidth = function(_, w) U.SetCustomSize(nil, w, mfloor(w * root.h / root.w + 0.5)) end
+U.SetHeight = function(_, h) U.SetCustomSize(nil, mfloor(h * root.w / root.h + 0.5), h) end
+U.GetDragElement = function() return nil end   -- nothing is dragged without the UI's input dispatch
+U.DebugDraw = function() end

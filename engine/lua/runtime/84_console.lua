@@ -2,7 +2,7 @@
 -- Both exist from the start as the globals `console` and `debugHud`; engine:CreateConsole() and
 -- engine:CreateDebugHud() return them.  Their elements (background, line edit, close button, HUD texts) are
 -- made when first asked for and are not added to the UI root.
-local tostring, type = tostring, type
+local tostring = tostring
 local DEBUGHUD_SHOW_ALL = 15
 
 local con = {visible = false, auto_visible_on_error = false, interpreter = "LuaScriptInterpreter",
@@ -89,3 +89,10 @@ FUNCTIONS.GetDebugHud = function() return GLOBALS.debugHud end
 local Engine = IMPL.Engine.methods
 Engine.CreateConsole = function() return GLOBALS.console end
 Engine.CreateDebugHud = function() return GLOBALS.debugHud end
+
+-- Whether console commands run as Lua (nothing is typed into a headless console, so this is only kept).
+local execute_commands = true
+FUNCTIONS.SetExecuteConsoleCommands = function(enable) execute_commands = enable and true or false end
+FUNCTIONS.GetExecuteConsoleCommands = function() return execute_commands end
+-- A headless process has no console input.
+FUNCTIONS.GetConsoleInput = function() return "" end

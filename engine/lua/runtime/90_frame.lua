@@ -43,9 +43,14 @@ function E.run_frame()
   E.send_event("EndFrame", {})
 end
 
+local max_frames = math.floor(E.host.config.sim_seconds_limit / E.host.config.time_step + 0.5)
 function E.run_frames(n)
   for _ = 1, n do
     if state.exit_requested or state.aborted then return end
+    if clock.frame >= max_frames then
+      state.sim_limit_reached = true
+      return
+    end
     E.run_frame()
   end
 end

@@ -1,0 +1,180 @@
+"""Loading suites and tasks: every refusal names the file and the field."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ._model import Difficulty, Limits, Screen, Suite, Task, TaskPaths, Visibility
+
+REPO_BATTERIES = Path(__file__).resolve().parents[2] / "batteries"
+_TASK_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+_TAG = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+_SEMVER = re.compile(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?")
+
+TASK_KEYS = {"id", "title", "category", "difficulty", "capabilities", "entry", "required", "limits", "screen"}
+LIMIT_KEYS = {"agent_seconds", "l2_sim_seconds", "l2_wall_seconds", "memory_mb"}
+SCREEN_KEYS = {"width", "height", "dpr"}
+SUITE_KEYS = {"name", "version", "visibility"}
+
+
+class TaskError(ValueError):
+    """A suite or task the grader refuses; the message names the file and field."""
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise TaskError(f"{path}: missing")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise TaskError(f"{path}: not UTF-8 ({exc.reason})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TaskError(f"{path}: {exc}") from None
+
+
+def _unknown(path: Path, table: dict[str, Any], allowed: set[str], where: str = "") -> None:
+    extra = sorted(set(table) - allowed)
+    if extra:
+        raise TaskError(f"{path}: unknown key {where}{extra[0]!r} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _field(path: Path, table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str = "") -> Any:
+    if key not in table:
+        raise TaskError(f"{path}: missing field {where}{key!r}")
+    value = table[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise TaskError(f"{path}: field {where}{key!r} must be {names}, got {type(value).__name__}")
+    return value
+
+
+def _positive(path: Path, table: dict[str, Any], key: str, default: float, where: str) -> float:
+    if key not in table:
+        return default
+    value = _field(path, table, key, (int, float), where)
+    if value <= 0:
+        raise TaskError(f"{path}: field {where}{key!r} must be positive")
+    return value
+
+
+def load_task(root: Path, suite: str = "") -> Task:
+    """Load and validate one task folder."""
+    root = Path(root)
+    paths = TaskPaths(root)
+    path = paths.task_toml
+    data = _read_toml(path)
+    _unknown(path, data, TASK_KEYS)
+    task_id = _field(path, data, "id", str)
+    if not _TASK_ID.fullmatch(task_id):
+        raise TaskError(f"{path}: field 'id' must match [a-z0-9][a-z0-9-]*, got {task_id!r}")
+    if task_id != root.name:
+        raise TaskError(f"{path}: field 'id' is {task_id!r} but the folder is named {root.name!r}")
+    title = _field(path, data, "title", str).strip()
+    if not title:
+        raise TaskError(f"{path}: field 'title' is empty")
+    category = _field(path, data, "category", str)
+    if not _TAG.fullmatch(category):
+        raise TaskError(f"{path}: field 'category' must be a short lowercase name, got {category!r}")
+    raw_difficulty = _field(path, data, "difficulty", str)
+    try:
+        difficulty = Difficulty(raw_difficulty)
+    except ValueError:
+        raise TaskError(f"{path}: field 'difficulty' must be easy, medium or hard, got {raw_difficulty!r}") from None
+    capabilities = _field(path, data, "capabilities", list)
+    for cap in capabilities:
+        if not isinstance(cap, str) or not _TAG.fullmatch(cap):
+            raise TaskError(f"{path}: field 'capabilities' has a bad tag {cap!r}")
+    entry = data.get("entry", "scripts/main.lua")
+    if not isinstance(entry, str) or entry.startswith("/") or ".." in entry.split("/") or not entry.endswith(".lua"):
+        raise TaskError(f"{path}: field 'entry' must be a relative .lua path, got {entry!r}")
+    required = data.get("required", [entry])
+    if not isinstance(required, list) or not all(isinstance(g, str) and g for g in required):
+        raise TaskError(f"{path}: field 'required' must be a list of globs")
+    for glob in required:
+        if glob.startswith("/") or ".." in glob.split("/"):
+            raise TaskError(f"{path}: field 'required' has a glob outside the deliverable: {glob!r}")
+    limits_table = data.get("limits", {})
+    if not isinstance(limits_table, dict):
+        raise TaskError(f"{path}: field 'limits' must be a table")
+    _unknown(path, limits_table, LIMIT_KEYS, "limits.")
+    base = Limits()
+    limits = Limits(
+        agent_seconds=float(_positive(path, limits_table, "agent_seconds", base.agent_seconds, "limits.")),
+        l2_sim_seconds=float(_positive(path, limits_table, "l2_sim_seconds", base.l2_sim_seconds, "limits.")),
+        l2_wall_seconds=float(_positive(path, limits_table, "l2_wall_seconds", base.l2_wall_seconds, "limits.")),
+        memory_mb=int(_positive(path, limits_table, "memory_mb", base.memory_mb, "limits.")),
+    )
+    screen_table = data.get("screen", {})
+    if not isinstance(screen_table, dict):
+        raise TaskError(f"{path}: field 'screen' must be a table")
+    _unknown(path, screen_table, SCREEN_KEYS, "screen.")
+    sbase = Screen()
+    screen = Screen(
+        width=int(_positive(path, screen_table, "width", sbase.width, "screen.")),
+        height=int(_positive(path, screen_table, "height", sbase.height, "screen.")),
+        dpr=float(_positive(path, screen_table, "dpr", sbase.dpr, "screen.")),
+    )
+    if not paths.prompt.is_file():
+        raise TaskError(f"{paths.prompt}: missing")
+    try:
+        paths.prompt.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise TaskError(f"{paths.prompt}: not UTF-8") from None
+    if not paths.workspace.is_dir():
+        raise TaskError(f"{paths.workspace}: missing (it may be empty, but it must exist)")
+    if not paths.battery_main.is_file():
+        raise TaskError(f"{paths.battery_main}: missing")
+    return Task(
+        id=task_id, title=title, category=category, difficulty=difficulty,
+        capabilities=tuple(sorted(set(capabilities))), entry=entry, required=tuple(required), limits=limits,
+        screen=screen, paths=paths, suite=suite,
+    )
+
+
+def load_suite(root: Path) -> Suite:
+    """Load a suite folder and every task in it (folders with a task.toml), in id order."""
+    root = Path(root)
+    path = root / "suite.toml"
+    data = _read_toml(path)
+    _unknown(path, data, SUITE_KEYS)
+    name = _field(path, data, "name", str)
+    if not _TASK_ID.fullmatch(name):
+        raise TaskError(f"{path}: field 'name' must match [a-z0-9][a-z0-9-]*, got {name!r}")
+    version = _field(path, data, "version", str)
+    if not _SEMVER.fullmatch(version):
+        raise TaskError(f"{path}: field 'version' must be a semantic version like 1.2.3, got {version!r}")
+    raw_visibility = _field(path, data, "visibility", str)
+    try:
+        visibility = Visibility(raw_visibility)
+    except ValueError:
+        raise TaskError(f"{path}: field 'visibility' must be public or held-out, got {raw_visibility!r}") from None
+    tasks = tuple(load_task(p.parent, name) for p in sorted(root.glob("*/task.toml")))
+    return Suite(name=name, version=version, visibility=visibility, root=root, tasks=tasks)
+
+
+def repository_suites(root: Path = REPO_BATTERIES) -> list[Suite]:
+    """The suites kept in the repository's batteries/ folder."""
+    if not root.is_dir():
+        return []
+    return [load_suite(p.parent) for p in sorted(root.glob("*/suite.toml"))]
+
+
+def find_task(ref: str, suites: list[Suite] | None = None) -> Task:
+    """A task by folder path, by `suite/id`, or by id (which must then be unique across suites)."""
+    path = Path(ref)
+    if (path / "task.toml").is_file():
+        suite_toml = path.resolve().parent / "suite.toml"
+        suite_name = _read_toml(suite_toml).get("name", "") if suite_toml.is_file() else ""
+        return load_task(path.resolve(), str(suite_name))
+    suites = repository_suites() if suites is None else suites
+    suite_name, _, task_id = ref.rpartition("/")
+    matches = [t for s in suites for t in s.tasks if t.id == task_id and (not suite_name or s.name == suite_name)]
+    if not matches:
+        known = ", ".join(t.qualified_id for s in suites for t in s.tasks) or "none"
+        raise TaskError(f"no task {ref!r} (known: {known})")
+    if len(matches) > 1:
+        raise TaskError(f"task id {ref!r} is in several suites: {', '.join(t.qualified_id for t in matches)}")
+    return matches[0]

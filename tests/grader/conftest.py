@@ -1,0 +1,60 @@
+"""A minimal task built in a temporary folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+TASK_TOML = """id = "tiny"
+title = "Tiny"
+category = "scene"
+difficulty = "easy"
+capabilities = ["scene"]
+required = ["scripts/*.lua"]
+
+[limits]
+l2_sim_seconds = 5
+l2_wall_seconds = 60
+"""
+
+BATTERY = """
+harness.start()
+harness.run(0.5)
+local box = harness.find("Box")
+requirement("R1", {capabilities = {"scene"}}, function(check)
+  check.truthy("a node named Box exists", box)
+  check.near("Box is at x = 3", box and box.world_position.x, 3.0, 1e-6)
+end)
+"""
+
+ORACLE = """function Start()
+  local scene = Scene()
+  local box = scene:CreateChild("Box")
+  box.position = Vector3(3, 0, 0)
+end
+"""
+
+
+@pytest.fixture
+def make_task(tmp_path: Path) -> Callable[..., Path]:
+    def make(name: str = "tiny", task_toml: str = TASK_TOML, battery: str = BATTERY) -> Path:
+        root = tmp_path / "suite" / name
+        (root / "workspace" / "scripts").mkdir(parents=True)
+        (root / "battery").mkdir()
+        (root / "solutions" / "oracle" / "scripts").mkdir(parents=True)
+        (root / "solutions" / "wrong-x" / "scripts").mkdir(parents=True)
+        (root / "task.toml").write_text(task_toml.replace('id = "tiny"', f'id = "{name}"'))
+        (root / "prompt.md").write_text("Make a Box at x = 3.\n")
+        (root / "workspace" / "scripts" / "main.lua").write_text("function Start() end\n")
+        (root / "battery" / "main.lua").write_text(battery)
+        (root / "solutions" / "oracle" / "scripts" / "main.lua").write_text(ORACLE)
+        (root / "solutions" / "wrong-x" / "scripts" / "main.lua").write_text(ORACLE.replace("3, 0, 0", "2, 0, 0"))
+        (root / "solutions" / "expect.toml").write_text('[wrong-x]\nfail = ["R1"]\n')
+        suite_toml = root.parent / "suite.toml"
+        if not suite_toml.exists():
+            suite_toml.write_text('name = "suite"\nversion = "0.1.0"\nvisibility = "public"\n')
+        return root
+
+    return make

@@ -1,0 +1,100 @@
+"""Task loading (refusals name file and field) and hashes (independent of order, mtimes, line endings)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from grader.tasks import TaskError, battery_hash, dataset_hash, load_suite, load_task, task_hash
+
+from .conftest import TASK_TOML
+
+
+def test_a_valid_task_loads(make_task: Callable[..., Path]) -> None:
+    task = load_task(make_task(), "suite")
+    assert task.qualified_id == "suite/tiny"
+    assert task.difficulty.value == "easy"
+    assert task.limits.l2_sim_seconds == 5.0
+    assert task.entry == "scripts/main.lua"
+    suite = load_suite(task.paths.root.parent)
+    assert [t.id for t in suite.tasks] == ["tiny"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('difficulty = "easy"', 'difficulty = "trivial"'), "field 'difficulty' must be easy, medium or hard"),
+        (('title = "Tiny"\n', ""), "missing field 'title'"),
+        (('category = "scene"', 'category = 7'), "field 'category' must be str"),
+        (("[limits]", "colour = 1\n[limits]"), "unknown key 'colour'"),
+        (("l2_sim_seconds = 5", "l2_sim_seconds = -5"), "field limits.'l2_sim_seconds' must be positive"),
+        (("l2_sim_seconds = 5", "speed = 5"), "unknown key limits.'speed'"),
+        (('id = "tiny"', 'id = "other"'), "but the folder is named"),
+        (('required = ["scripts/*.lua"]', 'required = ["../x"]'), "outside the deliverable"),
+        (('title = "Tiny"', 'title = "Tiny'), "task.toml"),
+    ],
+)
+def test_bad_task_toml_is_refused_naming_the_field(make_task: Callable[..., Path], change: tuple[str, str],
+                                                    message: str) -> None:
+    root = make_task(task_toml=TASK_TOML.replace(*change))
+    with pytest.raises(TaskError) as err:
+        load_task(root)
+    assert message in str(err.value)
+    assert "task.toml" in str(err.value)
+
+
+def test_missing_parts_are_refused(make_task: Callable[..., Path]) -> None:
+    root = make_task()
+    (root / "battery" / "main.lua").unlink()
+    with pytest.raises(TaskError, match=r"battery/main\.lua: missing"):
+        load_task(root)
+    root = make_task("b")
+    (root / "prompt.md").unlink()
+    with pytest.raises(TaskError, match=r"prompt\.md: missing"):
+        load_task(root)
+
+
+def _hashes(root: Path) -> tuple[str, str]:
+    task = load_task(root)
+    return task_hash(task), battery_hash(task, "1")
+
+
+def test_hashes_ignore_order_mtimes_and_crlf_checkouts(make_task: Callable[..., Path], tmp_path: Path) -> None:
+    root = make_task()
+    (root / "workspace" / "docs").mkdir()
+    (root / "workspace" / "docs" / "b.md").write_text("line one\nline two\n")
+    (root / "workspace" / "docs" / "a.md").write_text("alpha\n")
+    before = _hashes(root)
+    # same content, files created in another order, other mtimes, CRLF line endings, task.toml reformatted
+    copy = tmp_path / "copy" / "tiny"
+    copy.parent.mkdir()
+    shutil.copytree(root, copy)
+    for path in sorted(copy.rglob("*"), reverse=True):
+        if path.is_file():
+            data = path.read_bytes()
+            path.unlink()
+            path.write_bytes(data.replace(b"\n", b"\r\n"))
+            os.utime(path, (1_000_000, 1_000_000))
+    toml = copy / "task.toml"
+    toml.write_text("# reformatted\n" + toml.read_text().replace(" = ", "   =   "))
+    assert _hashes(copy) == before
+
+
+def test_one_changed_byte_changes_the_hash(make_task: Callable[..., Path]) -> None:
+    root = make_task()
+    th, bh = _hashes(root)
+    (root / "prompt.md").write_text("Make a Box at x = 4.\n")
+    assert _hashes(root)[0] != th
+    (root / "battery" / "main.lua").write_text((root / "battery" / "main.lua").read_text() + " ")
+    assert _hashes(root)[1] != bh
+    assert battery_hash(load_task(root), "1") != battery_hash(load_task(root), "2")
+
+
+def test_dataset_hash_is_order_independent() -> None:
+    rows = [("a", "1" * 64, "2" * 64), ("b", "3" * 64, "4" * 64)]
+    assert dataset_hash(rows) == dataset_hash(list(reversed(rows)))
+    assert dataset_hash(rows) != dataset_hash(rows[:1])
