@@ -71,7 +71,8 @@ def run_in_subprocess(request: RunRequest, wall_seconds: float | None = None) ->
                 {"message": f"killed after {limit:g} s of wall time", "frame": None, "phase": "wall"}],
                 "log": [], "missing_api": [], "requirements": []}
         if proc.returncode == 2:
-            raise BadInputError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "bad input")
+            last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "bad input"
+            raise BadInputError(last.removeprefix("Error: "))
         if not result_path.exists():
             raise EngineError(f"engine worker died (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
         return dict(json.loads(result_path.read_text()))
