@@ -59,24 +59,37 @@ local function variant_value(v)
   if v == nil then return nil end
   return v.value_
 end
-local component_view_mt = {
+local component_view_mt
+-- Call one of the engine's own (bound) methods of a component; the game cannot replace these.
+local function call_bound(c, method, ...)
+  local impl = E.IMPL[c.type_name]
+  local fn = impl and impl.bound_methods and rawget(impl.bound_methods, method)
+  if fn == nil then error("no method " .. tostring(method) .. " on " .. c.type_name, 3) end
+  return fn(c.proxy, ...)
+end
+component_view_mt = {
   __index = function(view, key)
     local c = rawget(view, "_rec")
     if key == "type" then return c.type_name end
     if key == "enabled" then return c.enabled end
     if key == "exists" then return not c.removed end
+    if key == "node" then return c.node and node_view(c.node) end
     if key == "get" then
       return function(_, prop)
         local impl = E.IMPL[c.type_name]
-        local getter = impl.getters[prop] or impl.bound_methods["Get" .. prop] or impl.bound_methods["Is" .. prop]
+        local getter = impl.getters[prop] or rawget(impl.bound_methods, "Get" .. prop)
+          or rawget(impl.bound_methods, "Is" .. prop)
         if getter == nil then return nil end
         return getter(c.proxy)
       end
     end
-    return c[key]
+    if key == "call" then return function(_, method, ...) return call_bound(c, method, ...) end end
+    return nil
   end,
   __newindex = function() error("battery views are read-only", 2) end,
+  __tostring = function(view) return "ComponentView(" .. rawget(view, "_rec").type_name .. ")" end,
 }
+local function component_view(c) return setmetatable({_rec = c}, component_view_mt) end
 local node_view_mt = {
   __index = function(view, key)
     local r = rawget(view, "_rec")
@@ -100,7 +113,7 @@ local node_view_mt = {
     end
     if key == "components" then
       local out = {}
-      for i, c in ipairs(r.components) do out[i] = setmetatable({_rec = c}, component_view_mt) end
+      for i, c in ipairs(r.components) do out[i] = component_view(c) end
       return out
     end
     if key == "vars" then
@@ -112,7 +125,7 @@ local node_view_mt = {
     if key == "component" then
       return function(_, type_name)
         for _, c in ipairs(r.components) do
-          if c.type_name == type_name then return setmetatable({_rec = c}, component_view_mt) end
+          if c.type_name == type_name then return component_view(c) end
         end
         return nil
       end
@@ -246,14 +259,47 @@ function h.missing_api()
   return out
 end
 function h.screen() return E.host.config.screen_width, E.host.config.screen_height end
-function h.ui_text(name)
+-- UI elements (native UI) by name: a read-only snapshot of what the engine holds.
+local function find_ui(name)
   local found
   local function visit(r)
     if r.name == name then found = r; return true end
     for _, c in ipairs(r.children) do if visit(c) then return true end end
   end
   visit(E.ui_root)
-  return found and found.text
+  return found
+end
+function h.ui(name)
+  local r = find_ui(name)
+  if r == nil then return nil end
+  local visible = true
+  local x = r
+  while x do
+    if not x.visible then visible = false end
+    x = x.parent
+  end
+  local pos = E.IMPL.UIElement.bound_methods.GetScreenPosition(r.proxy)
+  return {name = r.name, type = r.type_name, text = r.text, visible = visible, visible_self = r.visible,
+    x = pos.x, y = pos.y, width = r.w, height = r.h, font_size = r.font_size}
+end
+function h.ui_text(name)
+  local r = find_ui(name)
+  return r and r.text
+end
+-- Viewport `index` as set with renderer:SetViewport: views of its scene and of its camera's node.
+function h.viewport(index)
+  local vp = E.renderer_state.viewports[index or 0]
+  if vp == nil then return nil end
+  local v = REC[vp]
+  local cam = v.camera and REC[v.camera]
+  local scene = v.scene and REC[v.scene]
+  return {scene = scene and node_view(scene), camera = cam and component_view(cam),
+    camera_node = cam and cam.node and node_view(cam.node)}
+end
+-- Where a world point appears for a camera view: normalised screen coordinates (0..1), as Urho3D's
+-- Camera:WorldToScreenPoint.
+function h.world_to_screen(camera_view, point)
+  return camera_view:call("WorldToScreenPoint", v3(point.x, point.y, point.z))
 end
 
 ----------------------------------------------------------------------------------------------------

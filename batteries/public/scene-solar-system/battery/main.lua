@@ -39,7 +39,7 @@ local function project(point)
   if cam == nil then return nil end
   local eye, dir = cam_node.world_position, cam_node.direction
   local depth = (point.x - eye.x) * dir.x + (point.y - eye.y) * dir.y + (point.z - eye.z) * dir.z
-  local s = cam.proxy:WorldToScreenPoint(Vector3(point.x, point.y, point.z))
+  local s = harness.world_to_screen(cam, Vector3(point.x, point.y, point.z))
   return {x = s.x, y = s.y, depth = depth, near = cam:get("NearClip"), far = cam:get("FarClip")}
 end
 
