@@ -163,8 +163,11 @@ def first_problem(result: dict[str, Any]) -> str:
         return names[0] + more
     errors = result.get("errors") or []
     if errors:
-        msg = str(errors[0].get("message", "")).strip().splitlines()
-        return msg[0] if msg else ""
+        lines = [line for line in str(errors[0].get("message", "")).strip().splitlines() if line.strip()]
+        if not lines:
+            return ""
+        # a dead worker's message ends with the Python exception; a Lua error's first line says it all
+        return lines[-1].strip() if result.get("outcome") == "engine_error" else lines[0]
     return ""
 
 
