@@ -6,6 +6,7 @@ from ._evidence import canonical_json, digest, run_evidence
 from ._registry import Registry, default_registry, load_registry
 from ._runner import OUTCOMES, RunRequest, execute, run_in_subprocess
 from ._settings import SETTINGS, EngineSettings
+from ._stubs import stub_files, write_stubs
 
 ENGINE_NAME = "grader-urhox-headless"
 ENGINE_VERSION = "0.1.0"
@@ -32,4 +33,6 @@ __all__ = [
     "load_registry",
     "run_evidence",
     "run_in_subprocess",
+    "stub_files",
+    "write_stubs",
 ]

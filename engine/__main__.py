@@ -109,6 +109,16 @@ def coverage(as_json: bool, missing: bool) -> None:
             click.echo(name)
 
 
+@cli.command(help="Write the EmmyLua annotation stubs that L1 checks against (generated from the registry).")
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+def stubs(out_dir: Path) -> None:
+    from ._registry import default_registry
+    from ._stubs import write_stubs
+
+    for path in write_stubs(default_registry(), out_dir):
+        click.echo(path)
+
+
 @cli.command("_worker", hidden=True)
 @click.argument("result_path")
 def worker(result_path: str) -> None:
