@@ -216,5 +216,36 @@ def attempt(task_ref: str, agent: str, runs_dir: Path, as_json: bool) -> None:
     sys.exit(0 if result.verdict["passed"] else 1)
 
 
+@cli.command("run", help="The main job: every task of a suite attempted by built-in agents, graded and summarised.\n\n"
+             "Verdicts are written under runs/ (the ledger records them once it exists). Exit 0 when every "
+             "attempt completed, 2 on bad input.")
+@click.option("--suite", default="public", show_default=True, help="a suite of the repository's batteries/")
+@click.option("--agent", "agents", multiple=True, default=("oracle", "nop"), show_default=True,
+              help="an agent driver (repeatable): oracle | nop | replay:DIR")
+@click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+@json_option
+@handle_errors
+def run_suite(suite: str, agents: tuple[str, ...], runs_dir: Path, as_json: bool) -> None:
+    from .batch import run_batch
+
+    suites = [s for s in repository_suites() if s.name == suite]
+    if not suites:
+        raise TaskError(f"no suite {suite!r} (known: {', '.join(s.name for s in repository_suites())})")
+    task_list = list(suites[0].tasks)
+    with console.status("grading") as status:
+        rows = run_batch(task_list, list(agents), runs_dir, progress=lambda msg: status.update(msg))
+    if as_json:
+        emit([r.__dict__ for r in rows])
+        return
+    table = Table("agent", "task", "verdict", "first failed level")
+    for r in rows:
+        table.add_row(r.agent, r.task, "[green]pass[/]" if r.passed else "[red]fail[/]", r.first_failed_level or "-")
+    console.print(table)
+    for agent in agents:
+        mine = [r for r in rows if r.agent == agent]
+        rate = sum(r.passed for r in mine) / len(mine) if mine else 0.0
+        console.print(f"[bold]{agent}[/]: L2 pass rate {rate:.0%} ({sum(r.passed for r in mine)}/{len(mine)})")
+
+
 def main() -> None:
     cli()
