@@ -77,3 +77,13 @@ def test_a_syntax_error_is_a_recorded_load_error(make_game: Callable[..., Path])
     assert outcome == "lua_error"
     assert engine.report().errors[0]["phase"] == "load"
     assert "scripts/main.lua:1" in engine.report().errors[0]["message"]
+
+
+def test_a_loop_inside_a_c_function_is_killed_by_the_wall_clock(make_game: Callable[..., Path]) -> None:
+    from engine import RunRequest, run_in_subprocess
+
+    # pattern matching runs in C, where the instruction hook never fires: only the process-level kill stops it
+    game = make_game("function Start() string.find(string.rep('a', 200000), '.-.-.-.-.-b') end")
+    report = run_in_subprocess(RunRequest(game_dir=str(game), seconds=1.0), wall_seconds=3.0)
+    assert report["outcome"] == "timeout"
+    assert report["errors"][0]["phase"] == "wall"
