@@ -1,1 +1,27 @@
-"""The append-only SQL ledger (its own issue builds it); it never imports `grader` or `engine`."""
+"""The append-only SQL ledger: facts are only ever inserted (the database refuses UPDATE and DELETE), every
+fact enters a hash chain, deliverables are stored once by content hash, and corrections are new rows."""
+
+from ._archive import ArchiveError, pack_directory, unpack_archive
+from ._models import FACT_TABLES, Base, Outcome
+from ._records import ModelFacts, TaskFacts, correct_result, load_artifact, record_attempt, result_history
+from ._store import Ledger, LedgerError, default_database_url, result_hash_of, upgrade
+
+__all__ = [
+    "FACT_TABLES",
+    "ArchiveError",
+    "Base",
+    "Ledger",
+    "LedgerError",
+    "ModelFacts",
+    "Outcome",
+    "TaskFacts",
+    "correct_result",
+    "default_database_url",
+    "load_artifact",
+    "pack_directory",
+    "record_attempt",
+    "result_hash_of",
+    "result_history",
+    "unpack_archive",
+    "upgrade",
+]

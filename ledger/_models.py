@@ -1,0 +1,164 @@
+"""The ledger's tables.  Fact tables are append-only and audited; mutable operational state lives apart."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Enum,
+    Float,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+SCHEMA_VERSION = 1
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Outcome(StrEnum):
+    COMPLETED = "completed"
+    AGENT_ERROR = "agent_error"
+    AGENT_TIMEOUT = "agent_timeout"
+    INFRA_TIMEOUT = "infra_timeout"
+    INFRA_ERROR = "infra_error"
+    HUNG = "hung"
+
+
+class Edition(Base):
+    __tablename__ = "editions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+    engine_version: Mapped[str] = mapped_column(String(64))
+    dataset_version: Mapped[str] = mapped_column(String(64))
+    dataset_hash: Mapped[str] = mapped_column(String(64))
+    profile_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    root_seed: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class SuiteRow(Base):
+    __tablename__ = "suites"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(64))
+    version: Mapped[str] = mapped_column(String(64))
+    visibility: Mapped[str] = mapped_column(String(16))
+    dataset_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class TaskRow(Base):
+    __tablename__ = "tasks"
+    task_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    task_id: Mapped[str] = mapped_column(String(160))
+    category: Mapped[str] = mapped_column(String(64))
+    difficulty: Mapped[str] = mapped_column(String(16))
+    capabilities: Mapped[list[str]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class BatteryRow(Base):
+    __tablename__ = "batteries"
+    battery_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    task_id: Mapped[str] = mapped_column(String(160))
+    api_version: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class ModelRow(Base):
+    __tablename__ = "models"
+    __table_args__ = (UniqueConstraint("provider", "name", "version", "reasoning_mode"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    provider: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(128))
+    version: Mapped[str] = mapped_column(String(128))
+    reasoning_mode: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class ArtifactRow(Base):
+    __tablename__ = "artifacts"
+    hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int] = mapped_column(Integer)
+    compressed: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class AttemptRow(Base):
+    __tablename__ = "attempts"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    edition_id: Mapped[int | None] = mapped_column(ForeignKey("editions.id"), nullable=True)
+    model_id: Mapped[int | None] = mapped_column(ForeignKey("models.id"), nullable=True)
+    task_hash: Mapped[str] = mapped_column(ForeignKey("tasks.task_hash"))
+    battery_hash: Mapped[str] = mapped_column(ForeignKey("batteries.battery_hash"))
+    repetition: Mapped[int] = mapped_column(Integer)
+    driver: Mapped[str] = mapped_column(String(256))
+    outcome: Mapped[Outcome] = mapped_column(Enum(Outcome, name="attempt_outcome",
+                                                  values_callable=lambda e: [m.value for m in e]))
+    timings: Mapped[dict[str, float]] = mapped_column(JSON)
+    tokens_in: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    tokens_out: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    cost_usd: Mapped[float | None] = mapped_column(Float, nullable=True)
+    artifact_hash: Mapped[str | None] = mapped_column(ForeignKey("artifacts.hash"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class ResultRow(Base):
+    __tablename__ = "results"
+    result_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    attempt_id: Mapped[str] = mapped_column(ForeignKey("attempts.id"))
+    verdict: Mapped[str] = mapped_column(Text)
+    evidence_digest: Mapped[str] = mapped_column(String(64))
+    passed: Mapped[bool] = mapped_column(Boolean)
+    first_failed_level: Mapped[str | None] = mapped_column(String(8), nullable=True)
+    engine_version: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class CorrectionRow(Base):
+    __tablename__ = "corrections"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    result_hash: Mapped[str] = mapped_column(ForeignKey("results.result_hash"))
+    passed: Mapped[bool] = mapped_column(Boolean)
+    reason: Mapped[str] = mapped_column(Text)
+    author: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class AuditRow(Base):
+    """A hash chain over every appended fact row: chain_hash = H(prev_hash, table, row key, row_hash)."""
+
+    __tablename__ = "audit"
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    table_name: Mapped[str] = mapped_column(String(32))
+    row_key: Mapped[str] = mapped_column(String(64))
+    row_hash: Mapped[str] = mapped_column(String(64))
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    chain_hash: Mapped[str] = mapped_column(String(64))
+
+
+class WorkItem(Base):
+    """Mutable operational state (the work queue and its leases): outside the audit chain."""
+
+    __tablename__ = "work_queue"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    payload: Mapped[dict] = mapped_column(JSON)
+    state: Mapped[str] = mapped_column(String(16))
+    lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+FACT_TABLES = ("editions", "suites", "tasks", "batteries", "models", "artifacts", "attempts", "results",
+               "corrections", "audit")
+AUDITED_TABLES = FACT_TABLES[:-1]

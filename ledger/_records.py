@@ -1,0 +1,148 @@
+"""Typed operations over the ledger: record a graded attempt, correct a result, read a result's history."""
+
+from __future__ import annotations
+
+import json
+import uuid
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from ._archive import pack_directory
+from ._models import (
+    ArtifactRow,
+    AttemptRow,
+    BatteryRow,
+    CorrectionRow,
+    ModelRow,
+    Outcome,
+    ResultRow,
+    TaskRow,
+)
+from ._store import Ledger, LedgerError, now, result_hash_of
+
+
+@dataclass(frozen=True)
+class TaskFacts:
+    """What the ledger keeps of a task and its battery (the grader passes these in)."""
+
+    task_id: str
+    task_hash: str
+    battery_hash: str
+    category: str
+    difficulty: str
+    capabilities: tuple[str, ...]
+    api_version: str
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    provider: str
+    name: str
+    version: str
+    reasoning_mode: str = "default"
+
+
+def store_artifact(ledger: Ledger, session: Any, deliverable: Path) -> str:
+    """Archive the deliverable deterministically and store it once; returns its hash."""
+    digest, raw, compressed = pack_directory(deliverable)
+    if session.get(ArtifactRow, digest) is None:
+        ledger.append(session, ArtifactRow(hash=digest, size=len(raw), compressed=compressed, created_at=now()))
+    return digest
+
+
+def record_attempt(
+    ledger: Ledger,
+    facts: TaskFacts,
+    verdict: dict[str, Any],
+    timings: dict[str, float],
+    deliverable: Path | None,
+    driver: str,
+    outcome: Outcome = Outcome.COMPLETED,
+    repetition: int = 0,
+    model: ModelFacts | None = None,
+    edition_id: int | None = None,
+    tokens: tuple[int | None, int | None] = (None, None),
+    cost_usd: float | None = None,
+) -> str:
+    """Append task, battery, model and artifact facts as needed, the attempt and its result; return the
+    result hash.  One transaction: a writer killed half-way leaves nothing behind."""
+    if verdict["task_hash"] != facts.task_hash or verdict["battery_hash"] != facts.battery_hash:
+        raise LedgerError("the verdict's task or battery hash does not match the task being recorded")
+    with ledger.appending() as session:
+        if session.get(TaskRow, facts.task_hash) is None:
+            ledger.append(session, TaskRow(task_hash=facts.task_hash, task_id=facts.task_id, category=facts.category,
+                                           difficulty=facts.difficulty, capabilities=list(facts.capabilities),
+                                           created_at=now()))
+        if session.get(BatteryRow, facts.battery_hash) is None:
+            ledger.append(session, BatteryRow(battery_hash=facts.battery_hash, task_id=facts.task_id,
+                                              api_version=facts.api_version, created_at=now()))
+        model_id = None
+        if model is not None:
+            row = session.execute(select(ModelRow).where(
+                ModelRow.provider == model.provider, ModelRow.name == model.name, ModelRow.version == model.version,
+                ModelRow.reasoning_mode == model.reasoning_mode)).scalar_one_or_none()
+            if row is None:
+                row = ModelRow(provider=model.provider, name=model.name, version=model.version,
+                               reasoning_mode=model.reasoning_mode, created_at=now())
+                ledger.append(session, row)
+            model_id = row.id
+        artifact = store_artifact(ledger, session, deliverable) if deliverable is not None else None
+        attempt_id = uuid.uuid4().hex
+        ledger.append(session, AttemptRow(
+            id=attempt_id, edition_id=edition_id, model_id=model_id, task_hash=facts.task_hash,
+            battery_hash=facts.battery_hash, repetition=repetition, driver=driver, outcome=outcome,
+            timings={k: round(v, 6) for k, v in sorted(timings.items())}, tokens_in=tokens[0],
+            tokens_out=tokens[1], cost_usd=cost_usd, artifact_hash=artifact, created_at=now()))
+        rhash = result_hash_of(attempt_id, verdict["evidence_digest"], artifact)
+        ledger.append(session, ResultRow(
+            result_hash=rhash, attempt_id=attempt_id,
+            verdict=json.dumps(verdict, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
+            evidence_digest=verdict["evidence_digest"], passed=bool(verdict["passed"]),
+            first_failed_level=verdict["first_failed_level"], engine_version=verdict["engine"]["version"],
+            created_at=now()))
+    return rhash
+
+
+def correct_result(ledger: Ledger, prefix: str, passed: bool, reason: str, author: str) -> int:
+    """Append a correction to a result; returns the correction's id."""
+    if not reason.strip() or not author.strip():
+        raise LedgerError("a correction needs a reason and an author")
+    result = ledger.find_result(prefix)
+    with ledger.appending() as session:
+        row = CorrectionRow(result_hash=result.result_hash, passed=passed, reason=reason.strip(),
+                            author=author.strip(), created_at=now())
+        ledger.append(session, row)
+        return row.id
+
+
+def result_history(ledger: Ledger, prefix: str) -> dict[str, Any]:
+    """The raw verdict, every correction in order, and the effective verdict (the latest correction wins)."""
+    result = ledger.find_result(prefix)
+    with ledger.session() as session:
+        corrections = session.execute(select(CorrectionRow).where(
+            CorrectionRow.result_hash == result.result_hash).order_by(CorrectionRow.id)).scalars().all()
+        attempt = session.get(AttemptRow, result.attempt_id)
+    effective = corrections[-1].passed if corrections else result.passed
+    return {
+        "result_hash": result.result_hash,
+        "attempt": {"id": attempt.id, "driver": attempt.driver, "outcome": attempt.outcome.value,
+                    "artifact_hash": attempt.artifact_hash, "timings": attempt.timings},
+        "verdict": json.loads(result.verdict),
+        "raw_passed": result.passed,
+        "corrections": [{"id": c.id, "passed": c.passed, "reason": c.reason, "author": c.author,
+                         "created_at": c.created_at.isoformat()} for c in corrections],
+        "effective_passed": effective,
+    }
+
+
+def load_artifact(ledger: Ledger, artifact_hash: str) -> bytes:
+    row = ledger.get(ArtifactRow, artifact_hash)
+    if row is None:
+        raise LedgerError(f"artifact {artifact_hash} is not in the ledger")
+    data = bytes(row.compressed)
+    zlib.decompress(data)  # refuse a corrupt artifact early
+    return data

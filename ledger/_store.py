@@ -1,0 +1,199 @@
+"""The ledger store: append facts (each with its audit-chain entry) in one transaction, read them back,
+verify the chain, correct results by appending."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, inspect, select, text
+from sqlalchemy.orm import Session
+
+from ._models import AUDITED_TABLES, AuditRow, Base, ResultRow
+
+GENESIS = "0" * 64
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+
+class LedgerError(ValueError):
+    """A ledger request that cannot be satisfied; the message says which row or hash."""
+
+
+def default_database_url() -> str:
+    """GRADER_DATABASE_URL, else a SQLite file grader.db in the working directory."""
+    return os.environ.get("GRADER_DATABASE_URL") or f"sqlite:///{Path('grader.db').resolve()}"
+
+
+def _canonical_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=None).isoformat(timespec="microseconds")
+    if isinstance(value, bytes | memoryview):
+        return "sha256:" + hashlib.sha256(bytes(value)).hexdigest()
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+def row_dict(row: Any) -> dict[str, Any]:
+    """Every column of a mapped row, canonicalised for hashing."""
+    mapper = inspect(row).mapper
+    return {col.key: _canonical_value(getattr(row, col.key)) for col in mapper.column_attrs}
+
+
+def row_hash(table: str, values: dict[str, Any]) -> str:
+    document = json.dumps({"table": table, "row": values}, sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False, default=str)
+    return hashlib.sha256(document.encode("utf-8")).hexdigest()
+
+
+def chain_hash(prev: str, table: str, key: str, rhash: str) -> str:
+    return hashlib.sha256(f"{prev}|{table}|{key}|{rhash}".encode()).hexdigest()
+
+
+def row_key(row: Any) -> str:
+    return "/".join(str(v) for v in inspect(row).identity or ())
+
+
+def now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def _sqlite_pragmas(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (BEGIN IMMEDIATE for writers)
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA busy_timeout=60000")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the database to the newest Alembic revision."""
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")
+
+
+class Ledger:
+    """One database.  Facts are appended with `append`; the database itself refuses UPDATE and DELETE."""
+
+    def __init__(self, url: str | None = None, auto_upgrade: bool = True) -> None:
+        self.url = url or default_database_url()
+        self.engine = create_engine(self.url, future=True)
+        if self.engine.dialect.name == "sqlite":
+            _sqlite_pragmas(self.engine)
+        if auto_upgrade and not inspect(self.engine).has_table("alembic_version"):
+            upgrade(self.engine)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as session:
+            yield session
+
+    @contextmanager
+    def appending(self) -> Iterator[Session]:
+        """A write transaction that holds the chain lock; add rows with `append` inside it."""
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            if self.dialect == "postgresql":
+                session.execute(text("LOCK TABLE audit IN EXCLUSIVE MODE"))
+            yield session
+
+    def append(self, session: Session, *rows: Base) -> None:
+        """Insert fact rows and extend the audit chain with each, in the caller's transaction."""
+        for row in rows:
+            session.add(row)
+            session.flush()
+            last = session.execute(select(AuditRow).order_by(AuditRow.seq.desc()).limit(1)).scalar_one_or_none()
+            prev = last.chain_hash if last else GENESIS
+            seq = last.seq + 1 if last else 1
+            table = row.__tablename__
+            key = row_key(row)
+            rhash = row_hash(table, row_dict(row))
+            session.add(AuditRow(seq=seq, table_name=table, row_key=key, row_hash=rhash, prev_hash=prev,
+                                 chain_hash=chain_hash(prev, table, key, rhash)))
+            session.flush()
+
+    def get(self, model: type[Base], key: Any) -> Any:
+        with self.session() as session:
+            return session.get(model, key)
+
+    def find_result(self, prefix: str) -> ResultRow:
+        """A result by its full hash or an unambiguous prefix (at least 6 hex digits)."""
+        prefix = prefix.strip().lower()
+        if len(prefix) < 6 or any(c not in "0123456789abcdef" for c in prefix):
+            raise LedgerError(f"{prefix!r}: give a result hash or a prefix of at least 6 hex digits")
+        with self.session() as session:
+            rows = session.execute(
+                select(ResultRow).where(ResultRow.result_hash.like(f"{prefix}%")).limit(2)).scalars().all()
+        if not rows:
+            raise LedgerError(f"no result {prefix!r} in the ledger")
+        if len(rows) > 1:
+            raise LedgerError(f"result prefix {prefix!r} is ambiguous")
+        return rows[0]
+
+    def verify(self) -> tuple[bool, str]:
+        """Recompute every audited row's hash and the chain; (ok, message naming the first bad row)."""
+        models = {m.class_.__tablename__: m.class_ for m in Base.registry.mappers}
+        with self.session() as session:
+            prev = GENESIS
+            seen: dict[str, set[str]] = {t: set() for t in AUDITED_TABLES}
+            count = 0
+            for audit in session.execute(select(AuditRow).order_by(AuditRow.seq)).scalars():
+                count += 1
+                where = f"audit seq {audit.seq} ({audit.table_name} {audit.row_key})"
+                if audit.prev_hash != prev:
+                    return False, f"{where}: previous hash does not match the chain"
+                if chain_hash(prev, audit.table_name, audit.row_key, audit.row_hash) != audit.chain_hash:
+                    return False, f"{where}: chain hash does not match"
+                model = models[audit.table_name]
+                key_cols = [c.name for c in inspect(model).primary_key]
+                parts = audit.row_key.split("/")
+                ident = {c: (int(v) if str(inspect(model).columns[c].type) == "INTEGER" else v)
+                         for c, v in zip(key_cols, parts, strict=True)}
+                row = session.get(model, ident)
+                if row is None:
+                    return False, f"{where}: the row is gone"
+                if row_hash(audit.table_name, row_dict(row)) != audit.row_hash:
+                    return False, f"{where}: the row's content does not match its recorded hash"
+                seen[audit.table_name].add(audit.row_key)
+                prev = audit.chain_hash
+            for table in AUDITED_TABLES:
+                model = models[table]
+                for row in session.execute(select(model)).scalars():
+                    if row_key(row) not in seen[table]:
+                        return False, f"{table} {row_key(row)}: a row that never entered the audit chain"
+        return True, f"{count} rows verified"
+
+
+def result_hash_of(attempt_id: str, evidence_digest: str, artifact_hash: str | None) -> str:
+    """A result's id: SHA-256 of "result/1|<attempt id>|<evidence digest>|<artifact hash>".
+
+    The attempt id is unique per attempt, so re-grading the same deliverable is a new result; the evidence
+    digest and the artifact hash tie the id to what was graded and what was found.
+    """
+    return hashlib.sha256(f"result/1|{attempt_id}|{evidence_digest}|{artifact_hash or ''}".encode()).hexdigest()
