@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .drivers import prepare_workspace, resolve_driver
 from .pipeline import grade
@@ -21,10 +22,14 @@ class AttemptSummary:
     first_failed_level: str | None
     evidence_digest: str
     verdict_path: str
+    result_hash: str | None
 
 
 def run_batch(tasks: list[Task], agents: list[str], runs_dir: Path,
-              progress: Callable[[str], None] | None = None) -> list[AttemptSummary]:
+              progress: Callable[[str], None] | None = None, ledger: Any = None) -> list[AttemptSummary]:
+    """Attempt and grade every task with every agent; record each result when a ledger is given."""
+    from .recording import record
+
     for agent in agents:
         resolve_driver(agent)  # refuse an unknown driver before doing any work
     out: list[AttemptSummary] = []
@@ -37,8 +42,9 @@ def run_batch(tasks: list[Task], agents: list[str], runs_dir: Path,
             verdict_path = attempt_dir / "verdict.json"
             verdict_path.write_text(result.to_json() + "\n")
             v = result.verdict
+            result_hash = record(ledger, task, result, attempt_dir / "workspace", agent) if ledger else None
             out.append(AttemptSummary(agent, task.qualified_id, v["passed"], v["first_failed_level"],
-                                      v["evidence_digest"], str(verdict_path)))
+                                      v["evidence_digest"], str(verdict_path), result_hash))
             if progress:
                 progress(f"{agent} {task.qualified_id}: {'pass' if v['passed'] else 'fail'}")
     return out

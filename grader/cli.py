@@ -20,7 +20,27 @@ from .drivers import DriverError, prepare_workspace
 from .tasks import TaskError, battery_hash, dataset_hash, find_task, repository_suites, task_hash
 
 console = Console()
-BAD_INPUT = (TaskError, DriverError, BadInputError, SetupError)
+
+
+def _bad_input() -> tuple[type[Exception], ...]:
+    from ledger import ArchiveError, LedgerError
+
+    return (TaskError, DriverError, BadInputError, SetupError, LedgerError, ArchiveError)
+
+
+def database_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--database", "database", envvar="GRADER_DATABASE_URL", default=None,
+                        help="ledger URL (default: $GRADER_DATABASE_URL, else sqlite:///grader.db here)")(fn)
+
+
+def record_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--no-record", is_flag=True, help="do not write the result to the ledger")(fn)
+
+
+def open_ledger(database: str | None) -> Any:
+    from ledger import Ledger
+
+    return Ledger(database)
 
 
 def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -34,7 +54,7 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except BAD_INPUT as exc:
+        except _bad_input() as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(2)
 
@@ -177,17 +197,31 @@ def _render_verdict(verdict: dict[str, Any], timings: dict[str, float]) -> None:
              "Exit 0 when it passes, 1 when it fails, 2 on bad input.")
 @click.argument("task_ref")
 @click.argument("deliverable", type=click.Path(path_type=Path))
+@database_option
+@record_option
 @json_option
 @handle_errors
-def grade(task_ref: str, deliverable: Path, as_json: bool) -> None:
+def grade(task_ref: str, deliverable: Path, database: str | None, no_record: bool, as_json: bool) -> None:
     from .pipeline import grade as run_grade
+    from .recording import record
 
     task = find_task(task_ref)
     result = run_grade(task, deliverable)
+    result_hash = None
+    if not no_record:
+        result_hash = record(open_ledger(database), task, result, deliverable, "grade")
+    _finish(result, result_hash, as_json)
+
+
+def _finish(result: Any, result_hash: str | None, as_json: bool, **extra: Any) -> None:
     if as_json:
-        click.echo(result.to_json())
+        emit({"result_hash": result_hash, "verdict": result.verdict, "timings": result.timings, **extra})
     else:
         _render_verdict(result.verdict, result.timings)
+        if result_hash:
+            console.print(f"  result {result_hash}")
+        for key, value in extra.items():
+            console.print(f"  {key.replace('_', ' ')}: {value}")
     sys.exit(0 if result.verdict["passed"] else 1)
 
 
@@ -196,10 +230,14 @@ def grade(task_ref: str, deliverable: Path, as_json: bool) -> None:
 @click.argument("task_ref")
 @click.option("--agent", "agent", default="nop", show_default=True, help="oracle | nop | replay:DIR")
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+@database_option
+@record_option
 @json_option
 @handle_errors
-def attempt(task_ref: str, agent: str, runs_dir: Path, as_json: bool) -> None:
+def attempt(task_ref: str, agent: str, runs_dir: Path, database: str | None, no_record: bool,
+            as_json: bool) -> None:
     from .pipeline import grade as run_grade
+    from .recording import record
 
     task = find_task(task_ref)
     attempt_dir = runs_dir / f"{task.suite}-{task.id}-{uuid.uuid4().hex[:12]}"
@@ -208,12 +246,8 @@ def attempt(task_ref: str, agent: str, runs_dir: Path, as_json: bool) -> None:
     result = run_grade(task, workspace)
     (attempt_dir / "verdict.json").write_text(result.to_json() + "\n")
     (attempt_dir / "timings.json").write_text(json.dumps(result.timings, sort_keys=True) + "\n")
-    if as_json:
-        click.echo(json.dumps({"verdict": result.verdict, "attempt_dir": str(attempt_dir)}, sort_keys=True))
-    else:
-        _render_verdict(result.verdict, result.timings)
-        console.print(f"  written to {attempt_dir}")
-    sys.exit(0 if result.verdict["passed"] else 1)
+    result_hash = None if no_record else record(open_ledger(database), task, result, workspace, agent)
+    _finish(result, result_hash, as_json, attempt_dir=str(attempt_dir))
 
 
 @cli.command("run", help="The main job: every task of a suite attempted by built-in agents, graded and summarised.\n\n"
@@ -223,9 +257,12 @@ def attempt(task_ref: str, agent: str, runs_dir: Path, as_json: bool) -> None:
 @click.option("--agent", "agents", multiple=True, default=("oracle", "nop"), show_default=True,
               help="an agent driver (repeatable): oracle | nop | replay:DIR")
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+@database_option
+@record_option
 @json_option
 @handle_errors
-def run_suite(suite: str, agents: tuple[str, ...], runs_dir: Path, as_json: bool) -> None:
+def run_suite(suite: str, agents: tuple[str, ...], runs_dir: Path, database: str | None, no_record: bool,
+              as_json: bool) -> None:
     from .batch import run_batch
 
     suites = [s for s in repository_suites() if s.name == suite]
@@ -233,7 +270,8 @@ def run_suite(suite: str, agents: tuple[str, ...], runs_dir: Path, as_json: bool
         raise TaskError(f"no suite {suite!r} (known: {', '.join(s.name for s in repository_suites())})")
     task_list = list(suites[0].tasks)
     with console.status("grading") as status:
-        rows = run_batch(task_list, list(agents), runs_dir, progress=lambda msg: status.update(msg))
+        ledger = None if no_record else open_ledger(database)
+        rows = run_batch(task_list, list(agents), runs_dir, progress=lambda msg: status.update(msg), ledger=ledger)
     if as_json:
         emit([r.__dict__ for r in rows])
         return
@@ -245,6 +283,112 @@ def run_suite(suite: str, agents: tuple[str, ...], runs_dir: Path, as_json: bool
         mine = [r for r in rows if r.agent == agent]
         rate = sum(r.passed for r in mine) / len(mine) if mine else 0.0
         console.print(f"[bold]{agent}[/]: L2 pass rate {rate:.0%} ({sum(r.passed for r in mine)}/{len(mine)})")
+
+
+@cli.group(help="The ledger: upgrade its schema, verify its audit chain, append corrections.")
+def ledger() -> None:
+    pass
+
+
+@ledger.command("upgrade", help="Bring the ledger database to the newest schema (Alembic).")
+@database_option
+@handle_errors
+def ledger_upgrade(database: str | None) -> None:
+    from ledger import Ledger, upgrade
+
+    store = Ledger(database, auto_upgrade=False)
+    upgrade(store.engine)
+    click.echo(f"upgraded {store.url}")
+
+
+@ledger.command("verify", help="Recompute the audit hash chain; name the first row that does not match.\n\n"
+                "Exit 0 when the whole ledger verifies, 1 otherwise.")
+@database_option
+@json_option
+@handle_errors
+def ledger_verify(database: str | None, as_json: bool) -> None:
+    ok, message = open_ledger(database).verify()
+    if as_json:
+        emit({"ok": ok, "message": message})
+    else:
+        console.print(f"{'[green]ok' if ok else '[red]BROKEN'}[/] {message}")
+    sys.exit(0 if ok else 1)
+
+
+def _parse_bool(value: str) -> bool:
+    if value.lower() in ("true", "yes", "1"):
+        return True
+    if value.lower() in ("false", "no", "0"):
+        return False
+    raise click.BadParameter(f"{value!r}: expected true or false", param_hint="--passed")
+
+
+@ledger.command("correct", help="Append a correction to a result (the raw result is never changed).")
+@click.argument("result")
+@click.option("--passed", "passed", required=True, help="true | false: the corrected verdict")
+@click.option("--reason", required=True, help="why the verdict is corrected")
+@click.option("--author", required=True, help="who corrects it")
+@database_option
+@json_option
+@handle_errors
+def ledger_correct(result: str, passed: str, reason: str, author: str, database: str | None, as_json: bool) -> None:
+    from ledger import correct_result
+
+    store = open_ledger(database)
+    correction_id = correct_result(store, result, _parse_bool(passed), reason, author)
+    if as_json:
+        emit({"correction_id": correction_id, "result_hash": store.find_result(result).result_hash})
+    else:
+        console.print(f"correction {correction_id} appended to {store.find_result(result).result_hash}")
+
+
+@cli.command(help="Show a result: the raw verdict, every correction, and the effective verdict.")
+@click.argument("result")
+@database_option
+@json_option
+@handle_errors
+def show(result: str, database: str | None, as_json: bool) -> None:
+    from ledger import result_history
+
+    history = result_history(open_ledger(database), result)
+    if as_json:
+        emit(history)
+        return
+    _render_verdict(history["verdict"], history["attempt"]["timings"])
+    console.print(f"  result {history['result_hash']}  attempt {history['attempt']['id']}"
+                  f" ({history['attempt']['driver']}, {history['attempt']['outcome']})")
+    console.print(f"  raw: {'pass' if history['raw_passed'] else 'fail'}")
+    for c in history["corrections"]:
+        console.print(f"  correction {c['id']} by {c['author']} at {c['created_at']}: "
+                      f"{'pass' if c['passed'] else 'fail'} ({c['reason']})")
+    console.print(f"  [bold]effective: {'pass' if history['effective_passed'] else 'fail'}[/]")
+
+
+@cli.command(help="Re-grade a recorded result's stored deliverable and compare digests.\n\n"
+             "Prints MATCH or MISMATCH (with the differing checks). Exit 0 on match, 1 on mismatch, 2 when the "
+             "result, its task or its battery cannot be found as recorded.")
+@click.argument("result")
+@click.option("--suite-path", "suite_paths", multiple=True, type=click.Path(file_okay=False, path_type=Path),
+              help="a held-out suite folder to look for the task in (also $GRADER_HELDOUT_SUITES)")
+@database_option
+@json_option
+@handle_errors
+def replay(result: str, suite_paths: tuple[Path, ...], database: str | None, as_json: bool) -> None:
+    from .recording import replay as run_replay
+
+    report = run_replay(open_ledger(database), result, suite_paths)
+    if as_json:
+        emit(report.__dict__)
+    else:
+        word = "[green]MATCH[/]" if report.match else "[red]MISMATCH[/]"
+        console.print(f"{word} {report.result_hash}")
+        console.print(f"  recorded {report.recorded_digest}\n  replayed {report.replayed_digest}")
+        if report.engine_recorded != report.engine_now:
+            console.print(f"  [yellow]engine version differs[/]: recorded {report.engine_recorded}, "
+                          f"now {report.engine_now}")
+        for diff in report.differences:
+            console.print(f"  {diff}")
+    sys.exit(0 if report.match else 1)
 
 
 def main() -> None:

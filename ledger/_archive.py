@@ -41,8 +41,12 @@ def pack_directory(root: Path, max_bytes: int = MAX_ARCHIVE_BYTES) -> tuple[str,
             entry.uid = entry.gid = 0
             entry.uname = entry.gname = ""
             if stat.S_ISLNK(info.st_mode):
-                raise ArchiveError(f"{rel}: symbolic links are not archived")
-            if stat.S_ISDIR(info.st_mode):
+                # kept as a link, never followed: replaying a deliverable that L0 refused must refuse it again
+                entry.type = tarfile.SYMTYPE
+                entry.linkname = os.readlink(path)
+                entry.mode = 0o777
+                tar.addfile(entry)
+            elif stat.S_ISDIR(info.st_mode):
                 entry.type = tarfile.DIRTYPE
                 entry.mode = 0o755
                 tar.addfile(entry)
@@ -61,8 +65,15 @@ def pack_directory(root: Path, max_bytes: int = MAX_ARCHIVE_BYTES) -> tuple[str,
 
 
 def unpack_archive(compressed: bytes, dest: Path) -> None:
-    """Extract an archive made by pack_directory into dest (refusing anything that would leave it)."""
+    """Extract an archive made by pack_directory into dest.  No member may be written outside dest; links
+    are recreated as they were (pointing anywhere) so that L0 judges them again, and are never followed."""
     raw = zlib.decompress(compressed)
     dest.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(raw), mode="r") as tar:
-        tar.extractall(dest, filter="data")
+        members = tar.getmembers()
+        for member in members:
+            if member.name.startswith("/") or ".." in member.name.split("/"):
+                raise ArchiveError(f"{member.name}: archive member outside the destination")
+            if not (member.isreg() or member.isdir() or member.issym()):
+                raise ArchiveError(f"{member.name}: unsupported archive member")
+        tar.extractall(dest, members=members, filter="tar")

@@ -17,15 +17,15 @@ STARTERS = ["scene-solar-system", "move-with-keys", "coin-collector"]
 
 
 def grader_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True, cwd=cwd,
-                          env=dict(os.environ), check=False)
+    return subprocess.run([sys.executable, "-m", "grader", *args, "--no-record"], capture_output=True, text=True,
+                          cwd=cwd, env=dict(os.environ), check=False)
 
 
 def test_grading_the_oracle_passes_every_level() -> None:
     proc = grader_cli("grade", "public/scene-solar-system",
                       "batteries/public/scene-solar-system/solutions/oracle", "--json")
     assert proc.returncode == 0, proc.stderr
-    verdict = json.loads(proc.stdout)
+    verdict = json.loads(proc.stdout)["verdict"]
     assert verdict["passed"] is True and verdict["first_failed_level"] is None
     assert [verdict["levels"][k]["passed"] for k in ("L0", "L1", "L2")] == [True, True, True]
     assert verdict["levels"]["L1"]["linter"]["name"] == "emmylua_ls"
@@ -37,7 +37,7 @@ def test_a_wrong_solution_fails_at_l2_and_exits_one() -> None:
     proc = grader_cli("grade", "public/move-with-keys",
                       "batteries/public/move-with-keys/solutions/wrong-no-clamp", "--json")
     assert proc.returncode == 1
-    verdict = json.loads(proc.stdout)
+    verdict = json.loads(proc.stdout)["verdict"]
     assert verdict["first_failed_level"] == "L2"
     failed = {r["id"] for r in verdict["levels"]["L2"]["requirements"] if not r["passed"]}
     assert failed == {"R4"}
@@ -70,5 +70,5 @@ def test_verdict_digests_are_identical_across_fresh_processes(task: str) -> None
     for _ in range(5):
         proc = grader_cli("grade", f"public/{task}", f"batteries/public/{task}/solutions/oracle", "--json")
         assert proc.returncode == 0, proc.stderr
-        digests.add(json.loads(proc.stdout)["evidence_digest"])
+        digests.add(json.loads(proc.stdout)["verdict"]["evidence_digest"])
     assert len(digests) == 1
