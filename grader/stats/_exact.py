@@ -1,0 +1,49 @@
+"""Exact pieces: Clopper–Pearson intervals and competition ranks over exact (integer) score numerators."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+
+
+def clopper_pearson(passes: int, attempts: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact binomial interval for `passes` out of `attempts` (equal tails, via the beta quantiles)."""
+    from scipy.stats import beta  # imported on use: scipy.stats is slow to import
+
+    if attempts <= 0 or not 0 <= passes <= attempts:
+        raise ValueError(f"need 0 <= passes <= attempts and attempts > 0, got {passes}/{attempts}")
+    alpha = 1.0 - confidence
+    lower = 0.0 if passes == 0 else float(beta.ppf(alpha / 2, passes, attempts - passes + 1))
+    upper = 1.0 if passes == attempts else float(beta.ppf(1 - alpha / 2, passes + 1, attempts - passes))
+    return lower, upper
+
+
+def competition_ranks(scores: Sequence[int | Fraction]) -> list[int]:
+    """`1 + #{strictly higher}` for exact scores (ties share the better rank: 1, 2, 2, 4)."""
+    ordered = sorted(scores, reverse=True)
+    first: dict[int | Fraction, int] = {}
+    for position, score in enumerate(ordered):
+        first.setdefault(score, position + 1)
+    return [first[s] for s in scores]
+
+
+def replicate_ranks(numerators: np.ndarray) -> np.ndarray:
+    """Competition ranks within each row of a (replicates x models) array of exact score numerators.
+
+    The numerators are integers (held exactly in float64, int64 or Python ints), so ties are exact.
+    """
+    b, m = numerators.shape
+    ranks = np.empty((b, m), dtype=np.int64)
+    if m == 0:
+        return ranks
+    order = np.argsort(-numerators, axis=1, kind="stable")
+    ordered = np.take_along_axis(numerators, order, axis=1)
+    positions = np.broadcast_to(np.arange(m, dtype=np.int64), (b, m))
+    starts = np.empty((b, m), dtype=bool)
+    starts[:, 0] = True
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    first = np.maximum.accumulate(np.where(starts, positions, 0), axis=1)
+    np.put_along_axis(ranks, order, first + 1, axis=1)
+    return ranks
