@@ -12,6 +12,7 @@ from typing import Any
 from . import _lua
 from ._errors import BadInputError
 from ._files import ModuleResolver, read_tree
+from ._fonts import STOCK_FONTS, FontError, font_metrics, system_font_metrics
 from ._registry import Registry, default_registry
 from ._settings import EngineSettings
 
@@ -103,6 +104,8 @@ class Engine:
             "on_log": self._on_log,
             "on_error": self._on_error,
             "find_module": self.resolver.find,
+            "font_metrics": self._font_metrics,
+            "builtin_fonts": sorted(STOCK_FONTS),
         }
         self.E = _lua.boot(self.runtime, registry or default_registry(), host)
         self.E.math.randomseed(self.settings.seed)
@@ -117,6 +120,24 @@ class Engine:
 
     def _on_error(self, message: str) -> None:
         return None
+
+    def _font_metrics(self, kind: str, key: str) -> Any:
+        """A font's metrics as a Lua table (read once per font and run; see engine/_fonts.py), or (nil, why)."""
+        warning = None
+        try:
+            if kind == "game":
+                data = self.files.get(str(key))
+                if data is None:
+                    return None, f"{key}: not in the game folder"
+                metrics = font_metrics(data)
+            else:
+                metrics, warning = system_font_metrics(str(key))
+        except FontError as exc:
+            return None, str(exc)
+        table = self.runtime.table_from({k: v for k, v in metrics.items() if k != "advances"})
+        table["advances"] = self.runtime.table_from(metrics["advances"])
+        table["warning"] = warning
+        return table
 
     # Driving the game
     def start(self) -> None:

@@ -303,6 +303,62 @@ function h.world_to_screen(camera_view, point)
 end
 
 ----------------------------------------------------------------------------------------------------
+-- NanoVG: the draw commands of the last frame shown (engine/lua/runtime/85_nanovg.lua), in draw order.
+-- Bounds are screen pixels {x0, y0, x1, y1} after transform and scissor; colours are {r, g, b, a} in 0..1
+-- (alpha times the global alpha) and rgba in 0..255.  A command is visible when its clipped bounds have area,
+-- overlap the screen and its alpha is above zero; only visible commands are listed unless {all = true}.
+----------------------------------------------------------------------------------------------------
+local function nvg_visible(c)
+  local sw, sh = E.host.config.screen_width, E.host.config.screen_height
+  return c.x1 > c.x0 and c.y1 > c.y0 and c.a > 0 and c.x1 > 0 and c.y1 > 0 and c.x0 < sw and c.y0 < sh
+end
+local function rgba255(r, g, b, a)
+  return {mfloor(r * 255 + 0.5), mfloor(g * 255 + 0.5), mfloor(b * 255 + 0.5), mfloor(a * 255 + 0.5)}
+end
+local function nvg_view(c)
+  local v = {kind = c.kind, shape = c.shape, bounds = {c.x0, c.y0, c.x1, c.y1}, color = {c.r, c.g, c.b, c.a},
+    rgba = rgba255(c.r, c.g, c.b, c.a), paint = c.paint, image = c.image, image_name = c.image_name,
+    context = c.ctx, visible = nvg_visible(c)}
+  if c.kind == "text" then
+    v.text, v.x, v.y, v.align, v.face, v.font_file = c.text, c.x, c.y, c.align, c.face, c.font_file
+    v.size, v.screen_size, v.box_text = c.size, c.screen_size, c.box_text
+  else
+    v.color2 = {c.r2, c.g2, c.b2, c.a2}
+    if c.kind == "stroke" then v.width = c.width end
+  end
+  return v
+end
+local function nvg_list(opts, pred)
+  local out = {}
+  local all = type(opts) == "table" and opts.all
+  for _, c in ipairs(E.nanovg_records()) do
+    if (all or nvg_visible(c)) and (pred == nil or pred(c)) then out[#out + 1] = nvg_view(c) end
+  end
+  return out
+end
+-- Every draw command of the last frame shown.
+function h.drawn(opts) return nvg_list(opts) end
+-- The text draws: text, x, y (the anchor on screen), bounds, color, rgba, size, face, align.
+function h.drawn_text(opts) return nvg_list(opts, function(c) return c.kind == "text" end) end
+-- The draw commands whose bounds cover screen point (x, y), topmost last.
+function h.drawn_at(x, y, opts)
+  return nvg_list(opts, function(c) return x >= c.x0 and x <= c.x1 and y >= c.y0 and y <= c.y1 end)
+end
+-- The first text drawn that contains s (plain text; a nvgTextBox row, or failing that its whole box).
+function h.find_text(s, opts)
+  s = tostring(s)
+  for _, v in ipairs(h.drawn_text(opts)) do
+    if v.text:find(s, 1, true) then return v end
+  end
+  for _, v in ipairs(h.drawn_text(opts)) do
+    if v.box_text and v.box_text:find(s, 1, true) then return v end
+  end
+  return nil
+end
+-- The frame number of the last NanoVG frame shown (-1 before the first).
+function h.drawn_frame() return E.nanovg.last_frame end
+
+----------------------------------------------------------------------------------------------------
 -- requirements and checks
 ----------------------------------------------------------------------------------------------------
 local function new_check_api(req)
