@@ -71,16 +71,20 @@ local HOOK_STEP = 1000
 
 local dgetinfo, ssub_ = debug.getinfo, string.sub
 local function budget_hook()
+  -- The hook fires every HOOK_STEP instructions; a step is charged to the game only when the game's (or the
+  -- battery's) code is running at that moment, so the engine's own work (NanoVG, UI layout) costs nothing.
+  -- Same instructions, same sampling points: the count is deterministic.
+  local info = dgetinfo(2, "S")
+  local in_engine = info and ssub_(info.source, 1, 8) == "@engine/"
+  if in_engine and not state.aborted then return end
   local n = state.instructions + HOOK_STEP
   state.instructions = n
   if n > budget then
     if not state.aborted then state.aborted = "budget" end
     -- From now on fire on every instruction, and stop the first game (or battery) instruction that runs:
     -- no pcall in game code can swallow the abort.  The engine's own code is let through to unwind.
-    local co = co_running()
-    dsethook(co, budget_hook, "", 1)
-    local info = dgetinfo(2, "S")
-    if info and ssub_(info.source, 1, 8) == "@engine/" then return end
+    dsethook(co_running(), budget_hook, "", 1)
+    if in_engine then return end
     error(ABORT, 0)
   end
 end
