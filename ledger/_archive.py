@@ -76,4 +76,7 @@ def unpack_archive(compressed: bytes, dest: Path) -> None:
                 raise ArchiveError(f"{member.name}: archive member outside the destination")
             if not (member.isreg() or member.isdir() or member.issym()):
                 raise ArchiveError(f"{member.name}: unsupported archive member")
-        tar.extractall(dest, members=members, filter="tar")
+        try:
+            tar.extractall(dest, members=members, filter="tar")
+        except tarfile.FilterError as exc:
+            raise ArchiveError(f"archive member refused: {exc}") from None

@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -20,6 +22,7 @@ from ._models import AUDITED_TABLES, AuditRow, Base, ResultRow
 
 GENESIS = "0" * 64
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+UPGRADE_LOCK_KEY = 0x6C656467  # PostgreSQL advisory lock held while migrating ("ledg")
 
 
 class LedgerError(ValueError):
@@ -65,13 +68,28 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def _enable_wal(cur: Any, patience: float = 60.0) -> None:
+    """Switch a SQLite file to WAL (persistent, so once per file).  Switching needs an exclusive lock, and SQLite
+    answers "database is locked" at once, without its busy handler, when another process opening the same new
+    file holds a lock: retry until the file is in WAL, however it got there."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _sqlite_pragmas(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves (BEGIN IMMEDIATE for writers)
         cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA busy_timeout=60000")
+        _enable_wal(cur)
         cur.execute("PRAGMA foreign_keys=ON")
         cur.close()
 
@@ -88,6 +106,9 @@ def upgrade(engine: Engine) -> None:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            # processes opening an empty database together: one migrates, the others wait, then find it done
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": UPGRADE_LOCK_KEY})
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
 
@@ -160,6 +181,10 @@ class Ledger:
         """Recompute every audited row's hash and the chain; (ok, message naming the first bad row)."""
         models = {m.class_.__tablename__: m.class_ for m in Base.registry.mappers}
         with self.session() as session:
+            if self.dialect == "postgresql":
+                # one snapshot for every statement: rows committed meanwhile are neither missing nor strangers
+                # (SQLite's BEGIN IMMEDIATE already holds writers off)
+                session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
             prev = GENESIS
             seen: dict[str, set[str]] = {t: set() for t in AUDITED_TABLES}
             count = 0

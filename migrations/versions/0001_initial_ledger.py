@@ -184,3 +184,5 @@ def downgrade() -> None:
     op.drop_table('batteries')
     op.drop_table('audit')
     op.drop_table('artifacts')
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP TYPE IF EXISTS attempt_outcome")  # drop_table leaves the column's enum type behind

@@ -1,0 +1,62 @@
+"""Synthetic facts for the ledger's tests and benchmark: tasks, verdicts and tiny deliverables, no engine."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from ledger import ModelFacts, TaskFacts
+
+MODEL = ModelFacts(provider="test", name="synthetic", version="2026-01-01")
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def task(i: int) -> TaskFacts:
+    return TaskFacts(task_id=f"synthetic/task-{i}", task_hash=sha(f"task {i}"), battery_hash=sha(f"battery {i}"),
+                     category="synthetic", difficulty="easy", capabilities=("input", "scene"), api_version="1")
+
+
+def verdict(facts: TaskFacts, n: int, passed: bool | None = None) -> dict[str, Any]:
+    ok = n % 3 != 0 if passed is None else passed
+    return {"task_hash": facts.task_hash, "battery_hash": facts.battery_hash, "evidence_digest": sha(f"evidence {n}"),
+            "passed": ok, "first_failed_level": None if ok else "L2", "engine": {"version": "synthetic-1"},
+            "levels": {"L2": {"requirements": [{"name": "moves", "passed": ok}]}}}
+
+
+def deliverable(root: Path, variant: int = 0) -> Path:
+    """A tiny game folder; the same variant always has the same content (hence the same artifact)."""
+    (root / "scripts").mkdir(parents=True, exist_ok=True)
+    (root / "scripts" / "main.lua").write_text(f"-- variant {variant}\nfunction Start() end\n")
+    (root / "README.md").write_text("synthetic deliverable\n")
+    return root
+
+
+def populate(ledger: Any, root: Path) -> list[str]:
+    """An edition, a suite, results over three tasks (two sharing one deliverable, one without), corrections:
+    a row in every fact table.  Returns the result hashes in order."""
+    from ledger import correct_result, record_attempt
+    from ledger._models import Edition, SuiteRow
+    from ledger._store import now
+
+    with ledger.appending() as session:
+        edition = Edition(name="synthetic-2026", engine_version="synthetic-1", dataset_version="1",
+                          dataset_hash=sha("dataset"), profile_hash=None, root_seed=20261201, created_at=now())
+        ledger.append(session, edition, SuiteRow(name="public", version="1", visibility="public",
+                                                 dataset_hash=sha("suite"), created_at=now()))
+        edition_id = edition.id
+    same = deliverable(root / "same", 0)
+    hashes = []
+    for n in range(6):
+        facts = task(n % 3)
+        folder = same if n % 2 == 0 else deliverable(root / f"other{n}", n)
+        hashes.append(record_attempt(ledger, facts, verdict(facts, n), {"agent": 1.5, "grade": 0.125},
+                                     folder if n != 5 else None, driver="synthetic", repetition=n,
+                                     model=MODEL, edition_id=edition_id, tokens=(100 + n, 10 + n), cost_usd=0.01))
+    correct_result(ledger, hashes[0], passed=False, reason="battery bug", author="tester")
+    correct_result(ledger, hashes[0], passed=True, reason="battery fixed", author="tester")
+    correct_result(ledger, hashes[3], passed=True, reason="regrade", author="tester")
+    return hashes

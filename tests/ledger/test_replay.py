@@ -1,0 +1,97 @@
+"""Recording from the grader and replay by hash: MATCH for every starter solution, refusals when the task or
+battery changed, corrections through the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.pipeline import grade
+from grader.recording import record, replay
+from grader.tasks import find_task, load_task
+from ledger import Ledger, LedgerError
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTERS = ["scene-solar-system", "move-with-keys", "coin-collector"]
+
+
+def _solutions(task_id: str) -> list[Path]:
+    task = find_task(f"public/{task_id}")
+    return [task.paths.oracle, *task.paths.wrong_solutions()]
+
+
+@pytest.mark.parametrize("task_id", STARTERS)
+def test_replay_matches_for_oracle_and_wrong_solutions(ledger_url: str, task_id: str) -> None:
+    store = Ledger(ledger_url)
+    task = find_task(f"public/{task_id}")
+    for solution in _solutions(task_id):
+        result_hash = record(store, task, grade(task, solution), solution, f"replay:{solution.name}")
+        report = replay(store, result_hash[:12])
+        assert report.match, (solution.name, report.differences)
+        assert report.differences == []
+    assert store.verify()[0]
+
+
+def test_replay_refuses_a_changed_task_or_battery(ledger_url: str, tmp_path: Path) -> None:
+    src = find_task("public/move-with-keys").paths.root
+    copy_suite = tmp_path / "heldout"
+    shutil.copytree(src.parent, copy_suite, ignore=shutil.ignore_patterns("coin-collector", "scene-solar-system"))
+    # a held-out variant: its own prompt, so its task_hash is its own and only --suite-path finds it
+    (copy_suite / "move-with-keys" / "prompt.md").write_text("held-out variant\n")
+    task = load_task(copy_suite / "move-with-keys", "public")
+    store = Ledger(ledger_url)
+    with pytest.raises(LedgerError, match="no longer present or has changed"):
+        record_and_replay_without_path = record(store, task, grade(task, task.paths.oracle), task.paths.oracle, "o")
+        replay(store, record_and_replay_without_path)
+    result_hash = record(store, task, grade(task, task.paths.oracle), task.paths.oracle, "oracle")
+    assert replay(store, result_hash, (copy_suite,)).match
+    battery = task.paths.battery_main
+    battery.write_text(battery.read_text() + "\n-- changed\n")
+    with pytest.raises(LedgerError, match="battery of public/move-with-keys has changed"):
+        replay(store, result_hash, (copy_suite,))
+    prompt = task.paths.prompt
+    prompt.write_text(prompt.read_text() + "\nchanged\n")
+    with pytest.raises(LedgerError, match="no longer present or has changed"):
+        replay(store, result_hash, (copy_suite,))
+
+
+def test_a_tampered_artifact_does_not_match(ledger_url: str, tmp_path: Path) -> None:
+    store = Ledger(ledger_url)
+    task = find_task("public/coin-collector")
+    wrong = task.paths.wrong_solutions()[0]
+    result_hash = record(store, task, grade(task, task.paths.oracle), wrong, "mislabelled")
+    report = replay(store, result_hash)  # the stored deliverable is not what was graded
+    assert not report.match and report.differences
+
+
+def test_cli_records_shows_corrects_and_replays(ledger_url: str, tmp_path: Path) -> None:
+    env = {**os.environ, "GRADER_DATABASE_URL": ledger_url}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True,
+                              cwd=tmp_path, env=env, check=False)
+
+    proc = cli("grade", "public/coin-collector", str(ROOT / "batteries/public/coin-collector/solutions/oracle"),
+               "--json")
+    assert proc.returncode == 0, proc.stderr
+    result_hash = json.loads(proc.stdout)["result_hash"]
+    assert len(result_hash) == 64
+    assert cli("replay", result_hash[:10]).stdout.startswith("MATCH")
+    proc = cli("ledger", "correct", result_hash[:10], "--passed", "false", "--reason", "battery bug",
+               "--author", "auditor")
+    assert proc.returncode == 0, proc.stderr
+    shown = json.loads(cli("show", result_hash[:10], "--json").stdout)
+    assert shown["raw_passed"] is True and shown["effective_passed"] is False
+    assert [c["reason"] for c in shown["corrections"]] == ["battery bug"]
+    assert cli("ledger", "verify").returncode == 0
+    proc = cli("show", "0000000000")
+    assert proc.returncode == 2 and proc.stderr.startswith("Error: no result")
+    proc = cli("grade", "public/coin-collector", str(ROOT / "batteries/public/coin-collector/solutions/oracle"),
+               "--json", "--no-record")
+    assert json.loads(proc.stdout)["result_hash"] is None
