@@ -230,24 +230,66 @@ def _finish(result: Any, result_hash: str | None, as_json: bool, **extra: Any) -
 @click.argument("task_ref")
 @click.option("--agent", "agent", default="nop", show_default=True, help="oracle | nop | replay:DIR")
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+@click.option("--sandbox", type=click.Choice(["none", "docker"]), default="none", show_default=True,
+              help="docker: the driver runs in a hardened per-attempt container (docs/sandbox.md)")
 @database_option
 @record_option
 @json_option
 @handle_errors
-def attempt(task_ref: str, agent: str, runs_dir: Path, database: str | None, no_record: bool,
+def attempt(task_ref: str, agent: str, runs_dir: Path, sandbox: str, database: str | None, no_record: bool,
             as_json: bool) -> None:
     from .pipeline import grade as run_grade
     from .recording import record
 
     task = find_task(task_ref)
-    attempt_dir = runs_dir / f"{task.suite}-{task.id}-{uuid.uuid4().hex[:12]}"
+    attempt_id = uuid.uuid4().hex
+    attempt_dir = runs_dir / f"{task.suite}-{task.id}-{attempt_id[:12]}"
     workspace = attempt_dir / "workspace"
-    prepare_workspace(task, workspace, agent)
+    extra: dict[str, Any] = {"attempt_dir": str(attempt_dir)}
+    outcome = "completed"
+    if sandbox == "docker":
+        from .drivers import resolve_driver
+        from .sandbox import run_driver
+
+        resolve_driver(agent)
+        sandboxed = run_driver(task, workspace, agent, attempt_id=attempt_id)
+        outcome = sandboxed.outcome
+        extra |= {"outcome": outcome, "profile_hash": sandboxed.profile_hash}
+        (attempt_dir / "sandbox.json").write_text(json.dumps(
+            sandboxed.summary() | {"profile": sandboxed.profile}, sort_keys=True, indent=1) + "\n")
+        if outcome in ("infra_error", "hung"):
+            click.echo(f"Error: sandbox {outcome}: {sandboxed.detail}", err=True)
+            sys.exit(2)
+    else:
+        click.echo("Warning: --sandbox none: nothing is isolated; the driver runs on this machine as you", err=True)
+        prepare_workspace(task, workspace, agent)
     result = run_grade(task, workspace)
     (attempt_dir / "verdict.json").write_text(result.to_json() + "\n")
     (attempt_dir / "timings.json").write_text(json.dumps(result.timings, sort_keys=True) + "\n")
-    result_hash = None if no_record else record(open_ledger(database), task, result, workspace, agent)
-    _finish(result, result_hash, as_json, attempt_dir=str(attempt_dir))
+    result_hash = None
+    if not no_record:
+        from ledger import Outcome
+
+        result_hash = record(open_ledger(database), task, result, workspace, agent, Outcome(outcome))
+    _finish(result, result_hash, as_json, **extra)
+
+
+@cli.group(help="The agent sandbox: hardened per-attempt Docker containers (docs/sandbox.md).")
+def sandbox() -> None:
+    pass
+
+
+@sandbox.command("cleanup", help="Remove every container and network the sandbox left behind (by label).")
+@handle_errors
+def sandbox_cleanup() -> None:
+    from .sandbox import SandboxError, cleanup
+
+    try:
+        n = cleanup()
+    except SandboxError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    click.echo(f"removed {n}")
 
 
 @cli.command("run", help="The main job: every task of a suite attempted by built-in agents, graded and summarised.\n\n"
@@ -389,6 +431,44 @@ def replay(result: str, suite_paths: tuple[Path, ...], database: str | None, as_
         for diff in report.differences:
             console.print(f"  {diff}")
     sys.exit(0 if report.match else 1)
+
+
+@cli.command(help="The edition's boards from the ledger: scores with 95% CIs, rank ranges, attempts, time and cost.\n\n"
+             "Without --edition, every recorded result (attempts without a model are named by their driver). "
+             "--out DIR writes snapshot.json and index.html there; --json prints the snapshot.")
+@click.option("--edition", "edition_id", type=int, default=None, help="an editions.id of the ledger")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="write snapshot.json and index.html into this folder")
+@database_option
+@json_option
+@handle_errors
+def board(edition_id: int | None, out: Path | None, database: str | None, as_json: bool) -> None:
+    from .boards import build_snapshot, canonical_json, load_inputs, write_board
+
+    snapshot = build_snapshot(load_inputs(open_ledger(database), edition_id))
+    if out is not None:
+        write_board(snapshot, out)
+    if as_json:
+        click.echo(canonical_json(snapshot), nl=False)
+        return
+    overall = snapshot["boards"].get("overall")
+    if overall is None:
+        console.print("no public results in the ledger")
+        return
+    table = Table("rank", "model", "score", "95% CI", "attempts", "time/task", "cost/task",
+                  title=f"overall ({overall['tasks']} tasks, {overall['replicates']} replicates)")
+    for m in overall["models"]:
+        rank = f"{m['rank']} ({m['rank_range'][0]}-{m['rank_range'][1]})"
+        time_s = "-" if m["time_per_task_seconds"] is None else f"{m['time_per_task_seconds']:.2f} s"
+        cost = m["cost_per_task_usd"]
+        ci = f"{m['ci'][0]:.1%}-{m['ci'][1]:.1%} [dim]{m['ci_method']}[/]"
+        table.add_row(rank, m["model"], f"{m['score']:.1%}", ci,
+                      f"{m['passes']}/{m['attempts']}", time_s, cost if isinstance(cost, str) else f"${cost:.4f}")
+    for r in overall["refused"]:
+        table.add_row("-", r["model"], f"[dim]not ranked: {r['reason']}[/]", "", "", "", "")
+    console.print(table)
+    if out is not None:
+        console.print(f"wrote {out / 'snapshot.json'} and {out / 'index.html'}")
 
 
 def main() -> None:

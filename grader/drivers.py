@@ -1,7 +1,8 @@
 """Agent drivers: how an attempt fills its workspace.  One registry record per driver.
 
 Built in: `oracle` (copies the task's solutions/oracle), `nop` (leaves the workspace as given),
-`replay:DIR` (copies DIR).  Container drivers come with the sandbox.
+`replay:DIR` (copies DIR).  With `--sandbox docker` they run inside the agent container (grader/sandbox): the
+one folder a driver copies (`staging_source`) is staged read-only, never the battery.
 """
 
 from __future__ import annotations
@@ -72,6 +73,20 @@ def resolve_driver(spec: str) -> tuple[Driver, str]:
     if name == "replay" and not arg:
         raise DriverError("the replay driver needs a folder: replay:DIR")
     return driver, arg
+
+
+def staging_source(task: Task, spec: str) -> Path | None:
+    """The one folder a built-in driver copies over the workspace (staged read-only in a sandbox), or None."""
+    driver, arg = resolve_driver(spec)
+    if driver.name == "oracle":
+        if not task.paths.oracle.is_dir():
+            raise DriverError(f"{task.paths.oracle}: the task has no oracle solution")
+        return task.paths.oracle
+    if driver.name == "replay":
+        if not Path(arg).is_dir():
+            raise DriverError(f"replay:{arg}: not a folder")
+        return Path(arg)
+    return None
 
 
 def prepare_workspace(task: Task, workspace: Path, spec: str) -> None:

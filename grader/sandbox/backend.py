@@ -1,0 +1,288 @@
+"""One hardened Docker container per attempt (docs/sandbox.md).
+
+`run_in_sandbox` mounts a fresh workspace (the only writable bind mount), the task's prompt read-only at /task,
+and optionally a read-only staging folder at /stage; runs one command as the non-root agent user with every
+capability dropped, no new privileges, a read-only root filesystem, size-limited tmpfs for /tmp and home, pids,
+memory (swap equal) and CPU limits, no devices, an init process and no network; kills the container from outside
+when the time limit passes; and always removes it (also on exceptions, Ctrl-C and SIGTERM).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .image import AGENT_UID, AGENT_USER, REPOSITORY, ImageError, base_image
+
+LABEL = "grader.sandbox"
+LABEL_ATTEMPT = "grader.attempt"
+PROFILE_VERSION = 1
+
+
+class SandboxError(RuntimeError):
+    """Docker is unavailable or refused: the attempt is an infra_error."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    pids: int = 256
+    memory_bytes: int = 2 << 30
+    nano_cpus: int = 2_000_000_000
+    tmp_bytes: int = 64 << 20
+    home_bytes: int = 64 << 20
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What an edition pins about the agent's container.  `image` is a content-addressed reference: the base
+    image's tag is the SHA-256 of its root filesystem; any other image is pinned by its image id."""
+
+    image: str
+    user: str = f"{AGENT_UID}:{AGENT_UID}"
+    limits: Limits = field(default_factory=Limits)
+    network: str = "none"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"version": PROFILE_VERSION, "image": self.image, "user": self.user, "limits": asdict(self.limits),
+                "network": self.network, "read_only_rootfs": True, "cap_drop": ["ALL"],
+                "security_opt": ["no-new-privileges"], "init": True, "devices": [],
+                "mounts": {"/workspace": "rw", "/task": "ro", "/stage": "ro", "/tmp": "tmpfs",
+                           f"/home/{AGENT_USER}": "tmpfs"}}
+
+    def canonical(self) -> str:
+        return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.canonical().encode()).hexdigest()
+
+
+@dataclass
+class SandboxResult:
+    outcome: str                   # completed | agent_error | agent_timeout | infra_error | hung
+    exit_code: int | None
+    oom_killed: bool
+    timed_out: bool
+    wall_seconds: float
+    detail: str
+    logs: str
+    profile: dict[str, Any]
+    profile_hash: str
+    image_id: str | None
+    attempt_id: str
+
+    def summary(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if k not in ("logs", "profile")}
+
+
+def client() -> Any:
+    import docker
+
+    try:
+        c = docker.from_env()
+        c.ping()
+    except docker.errors.DockerException as exc:
+        raise SandboxError(f"Docker is not available: {exc}") from exc
+    return c
+
+
+def default_profile(docker_client: Any, limits: Limits | None = None) -> Profile:
+    return Profile(image=base_image(docker_client), limits=limits or Limits())
+
+
+def pin_image(docker_client: Any, ref: str) -> str:
+    """A content-addressed reference for ref: our base image's tag, else the image id."""
+    if ref.startswith(f"{REPOSITORY}:"):
+        return ref
+    return docker_client.images.get(ref).id
+
+
+# --- signal safety -------------------------------------------------------------------------------------------
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP during an attempt: unwinds like Ctrl-C so that `finally` removes the container."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_(signum: int, _frame: Any) -> None:
+        raise _Terminated(f"signal {signum}")
+
+    old = {s: signal.signal(s, raise_) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Cleanup is not interrupted: SIGINT/SIGTERM/SIGHUP are blocked and delivered after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    sigs = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def remove_attempt_containers(docker_client: Any, attempt_id: str) -> int:
+    import docker
+
+    n = 0
+    for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL_ATTEMPT}={attempt_id}"}):
+        with contextlib.suppress(docker.errors.NotFound):
+            c.remove(force=True)
+            n += 1
+    return n
+
+
+def cleanup(docker_client: Any | None = None) -> int:
+    """Remove every container (and network) the sandbox left behind; returns how many."""
+    import docker
+
+    docker_client = docker_client or client()
+    n = 0
+    for c in docker_client.containers.list(all=True, filters={"label": LABEL}):
+        with contextlib.suppress(docker.errors.NotFound):
+            c.remove(force=True)
+            n += 1
+    for net in docker_client.networks.list(filters={"label": LABEL}):
+        with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
+            net.remove()
+            n += 1
+    return n
+
+
+# --- the run -------------------------------------------------------------------------------------------------
+
+def _open_to_agent(root: Path) -> None:
+    """The agent user owns the workspace (chown when we are root, else world-writable)."""
+    paths = [root, *root.rglob("*")]
+    for p in paths:
+        if os.geteuid() == 0:
+            os.chown(p, AGENT_UID, AGENT_UID, follow_symlinks=False)
+        elif not p.is_symlink():
+            p.chmod(0o777 if p.is_dir() else 0o666)
+
+
+def _readable_copy(src: Path, dst: Path) -> None:
+    shutil.copytree(src, dst, symlinks=True)
+    for p in [dst, *dst.rglob("*")]:
+        if not p.is_symlink():
+            p.chmod(0o755 if p.is_dir() else 0o644)
+
+
+def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | None = None, stage: Path | None = None,
+                   time_limit: float = 1800.0, profile: Profile | None = None, attempt_id: str | None = None,
+                   docker_client: Any | None = None, environment: dict[str, str] | None = None) -> SandboxResult:
+    """Run command in a fresh hardened container over workspace (a host folder the caller prepared)."""
+    import docker
+    import requests
+
+    attempt_id = attempt_id or uuid.uuid4().hex
+    start = time.monotonic()
+    profile_dict: dict[str, Any] = profile.as_dict() if profile else {}
+    profile_hash = profile.digest() if profile else ""
+
+    def infra(detail: str, image_id: str | None = None) -> SandboxResult:
+        return SandboxResult("infra_error", None, False, False, time.monotonic() - start, detail, "",
+                             profile_dict, profile_hash, image_id, attempt_id)
+
+    try:
+        docker_client = docker_client or client()
+        profile = profile or default_profile(docker_client)
+        profile_dict, profile_hash = profile.as_dict(), profile.digest()
+        image_id = docker_client.images.get(profile.image).id
+    except (SandboxError, ImageError, docker.errors.DockerException) as exc:
+        return infra(f"{type(exc).__name__}: {exc}")
+
+    workspace = Path(workspace).resolve()
+    staging = Path(tempfile.mkdtemp(prefix="grader-sandbox-"))
+    staging.chmod(0o755)
+    volumes = {str(workspace): {"bind": "/workspace", "mode": "rw"}}
+    task_dir = staging / "task"
+    task_dir.mkdir(mode=0o755)
+    if prompt is not None:
+        shutil.copyfile(prompt, task_dir / "prompt.md")
+        (task_dir / "prompt.md").chmod(0o644)
+    volumes[str(task_dir)] = {"bind": "/task", "mode": "ro"}
+    if stage is not None:
+        _readable_copy(Path(stage), staging / "stage")
+        volumes[str(staging / "stage")] = {"bind": "/stage", "mode": "ro"}
+    _open_to_agent(workspace)
+    lim = profile.limits
+    timed_out = hung = False
+    exit_code: int | None = None
+    oom = False
+    logs = ""
+    try:
+        with _terminate_as_interrupt():
+            try:
+                container = docker_client.containers.create(
+                    profile.image, list(command), name=f"grader-{attempt_id}", user=profile.user,
+                    working_dir="/workspace", environment=environment or {},
+                    labels={LABEL: "1", LABEL_ATTEMPT: attempt_id, "grader.profile": profile_hash},
+                    cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True, init=True,
+                    network_mode=profile.network, devices=[], privileged=False, ipc_mode="none",
+                    volumes=volumes,
+                    tmpfs={"/tmp": f"rw,nosuid,nodev,noexec,size={lim.tmp_bytes}",
+                           f"/home/{AGENT_USER}": f"rw,nosuid,nodev,size={lim.home_bytes},uid={AGENT_UID},"
+                                                  f"gid={AGENT_UID},mode=700"},
+                    pids_limit=lim.pids, mem_limit=lim.memory_bytes, memswap_limit=lim.memory_bytes,
+                    nano_cpus=lim.nano_cpus, stdin_open=False, tty=False)
+                container.start()
+            except docker.errors.DockerException as exc:
+                return infra(f"{type(exc).__name__}: {exc}", image_id)
+            try:
+                exit_code = int(container.wait(timeout=max(time_limit, 0.01))["StatusCode"])
+            except (requests.exceptions.RequestException, docker.errors.DockerException):
+                timed_out = True
+                with contextlib.suppress(docker.errors.DockerException):
+                    container.kill()
+                try:
+                    exit_code = int(container.wait(timeout=30)["StatusCode"])
+                except (requests.exceptions.RequestException, docker.errors.DockerException):
+                    hung = True
+            try:
+                container.reload()
+                oom = bool(container.attrs["State"].get("OOMKilled"))
+                logs = container.logs(tail=200).decode("utf-8", "replace")
+            except docker.errors.DockerException:
+                pass
+    finally:
+        with _signals_deferred():
+            with contextlib.suppress(Exception):
+                remove_attempt_containers(docker_client, attempt_id)
+            shutil.rmtree(staging, ignore_errors=True)
+    wall = time.monotonic() - start
+    if hung:
+        outcome, detail = "hung", "the container did not stop when killed"
+    elif timed_out:
+        outcome, detail = "agent_timeout", f"killed at the time limit ({time_limit:g} s)"
+    elif exit_code == 0:
+        outcome, detail = "completed", ""
+    else:
+        outcome = "agent_error"
+        detail = "killed: out of memory" if oom else f"exit status {exit_code}"
+    return SandboxResult(outcome, exit_code, oom, timed_out, wall, detail, logs, profile_dict, profile_hash,
+                         image_id, attempt_id)
