@@ -434,17 +434,23 @@ def replay(result: str, suite_paths: tuple[Path, ...], database: str | None, as_
 
 
 @cli.command(help="The edition's boards from the ledger: scores with 95% CIs, rank ranges, attempts, time and cost.\n\n"
-             "Without --edition, every recorded result (attempts without a model are named by their driver). "
-             "--out DIR writes snapshot.json and index.html there; --json prints the snapshot.")
+             "EDITION (or --edition) is an editions.id of the ledger; without it, every recorded result (attempts "
+             "without a model are named by their driver). --out DIR writes snapshot.json and index.html there; "
+             "--json prints the snapshot.")
+@click.argument("edition", type=int, required=False)
 @click.option("--edition", "edition_id", type=int, default=None, help="an editions.id of the ledger")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="write snapshot.json and index.html into this folder")
 @database_option
 @json_option
 @handle_errors
-def board(edition_id: int | None, out: Path | None, database: str | None, as_json: bool) -> None:
+def board(edition: int | None, edition_id: int | None, out: Path | None, database: str | None,
+          as_json: bool) -> None:
     from .boards import build_snapshot, canonical_json, load_inputs, write_board
 
+    if edition is not None and edition_id is not None and edition != edition_id:
+        raise TaskError(f"EDITION {edition} and --edition {edition_id} disagree")
+    edition_id = edition if edition is not None else edition_id
     snapshot = build_snapshot(load_inputs(open_ledger(database), edition_id))
     if out is not None:
         write_board(snapshot, out)

@@ -88,9 +88,14 @@ def cost_per_task(board: Board, attempts: Iterable[AttemptRecord],
 
 def board_dict(board: Board, attempts: Sequence[AttemptRecord], root_seed: int, *,
                prices: Mapping[str, Price] | None = None, replicates: int = DEFAULT_REPLICATES,
-               confidence: float = 0.95, with_time_and_cost: bool = True) -> dict[str, Any]:
-    """The analysed board as a plain dict, with time and cost per ranked model on attempt-level boards."""
-    result = analyse(board, root_seed, replicates, confidence).as_dict()
+               confidence: float = 0.95, with_time_and_cost: bool = True,
+               with_pairwise: bool = False) -> dict[str, Any]:
+    """The analysed board as a plain dict, with time and cost per ranked model on attempt-level boards and,
+    when asked, the pairwise view (CI of every score difference and whether the order is resolved)."""
+    analysis = analyse(board, root_seed, replicates, confidence)
+    result = analysis.as_dict()
+    if with_pairwise:
+        result["pairwise"] = analysis.pairwise_all()
     if with_time_and_cost:
         times, comparable = time_per_task(board, attempts)
         costs = cost_per_task(board, attempts, prices or {})
@@ -122,7 +127,8 @@ def edition_boards(attempts: Iterable[AttemptRecord], tasks: Sequence[TaskInfo],
     if heldout:
         slices["heldout"] = heldout
     options = {"prices": prices, "replicates": replicates, "confidence": confidence}
-    boards = {key: board_dict(build_board(key, attempts, chosen, models), attempts, root_seed, **options)
+    boards = {key: board_dict(build_board(key, attempts, chosen, models), attempts, root_seed,
+                              with_pairwise=(key == "overall"), **options)
               for key, chosen in slices.items() if chosen}
 
     resolution: dict[str, Any] = {}

@@ -326,3 +326,18 @@ def test_edition_boards_and_capability_resolution() -> None:
     costs = {row["model"]: row["cost_per_task_usd"] for row in out["boards"]["overall"]["models"]}
     assert costs["beta"] is None and costs["alpha"] == pytest.approx((0 + 100 + 200) / 3 / 1e6 + 50 * 2 / 1e6)
     json.dumps(out, sort_keys=True, allow_nan=False)
+
+
+def test_the_overall_board_carries_the_pairwise_view() -> None:
+    tasks = [TaskInfo(f"{i:064x}", "scene", "easy") for i in range(12)]
+    attempts = []
+    for i, t in enumerate(tasks):
+        attempts.append(AttemptRecord(model="strong", task_hash=t.task_hash, outcome="completed",
+                                      effective_passed=True))
+        attempts.append(AttemptRecord(model="weak", task_hash=t.task_hash, outcome="completed",
+                                      effective_passed=i % 4 == 0))
+    out = edition_boards(attempts, tasks, root_seed=7, replicates=2000)
+    (pair,) = out["boards"]["overall"]["pairwise"]
+    assert (pair["a"], pair["b"]) == ("strong", "weak")
+    assert pair["resolved"] is True and pair["ahead"] == "strong"
+    assert pair["ci"][0] > 0 and pair["difference"] == 0.75
