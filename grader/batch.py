@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .drivers import prepare_workspace, resolve_driver
+from .drivers import resolve_driver
 from .pipeline import grade
 from .tasks import Task
 
@@ -26,8 +26,12 @@ class AttemptSummary:
 
 
 def run_batch(tasks: list[Task], agents: list[str], runs_dir: Path,
-              progress: Callable[[str], None] | None = None, ledger: Any = None) -> list[AttemptSummary]:
+              progress: Callable[[str], None] | None = None, ledger: Any = None,
+              sandbox: str = "none") -> list[AttemptSummary]:
     """Attempt and grade every task with every agent; record each result when a ledger is given."""
+    from ledger import Outcome
+
+    from .attempts import fill_workspace
     from .recording import record
 
     for agent in agents:
@@ -37,12 +41,14 @@ def run_batch(tasks: list[Task], agents: list[str], runs_dir: Path,
     for agent in agents:
         for task in tasks:
             attempt_dir = batch_dir / agent.replace(":", "_").replace("/", "_") / f"{task.suite}-{task.id}"
-            prepare_workspace(task, attempt_dir / "workspace", agent)
+            attempt_id = uuid.uuid4().hex
+            filled = fill_workspace(task, attempt_dir / "workspace", agent, sandbox, attempt_id)
             result = grade(task, attempt_dir / "workspace")
             verdict_path = attempt_dir / "verdict.json"
             verdict_path.write_text(result.to_json() + "\n")
             v = result.verdict
-            result_hash = record(ledger, task, result, attempt_dir / "workspace", agent) if ledger else None
+            result_hash = (record(ledger, task, result, attempt_dir / "workspace", agent, Outcome(filled.outcome))
+                           if ledger else None)
             out.append(AttemptSummary(agent, task.qualified_id, v["passed"], v["first_failed_level"],
                                       v["evidence_digest"], str(verdict_path), result_hash))
             if progress:

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from engine import API_VERSION, SETTINGS, BadInputError, SetupError
 
-from .drivers import DriverError, prepare_workspace
+from .drivers import DriverError
 from .tasks import TaskError, battery_hash, dataset_hash, find_task, repository_suites, task_hash
 
 console = Console()
@@ -245,24 +245,17 @@ def attempt(task_ref: str, agent: str, runs_dir: Path, sandbox: str, database: s
     attempt_id = uuid.uuid4().hex
     attempt_dir = runs_dir / f"{task.suite}-{task.id}-{attempt_id[:12]}"
     workspace = attempt_dir / "workspace"
-    extra: dict[str, Any] = {"attempt_dir": str(attempt_dir)}
-    outcome = "completed"
-    if sandbox == "docker":
-        from .drivers import resolve_driver
-        from .sandbox import run_driver
+    from .attempts import SandboxInfraError, fill_workspace
 
-        resolve_driver(agent)
-        sandboxed = run_driver(task, workspace, agent, attempt_id=attempt_id)
-        outcome = sandboxed.outcome
-        extra |= {"outcome": outcome, "profile_hash": sandboxed.profile_hash}
-        (attempt_dir / "sandbox.json").write_text(json.dumps(
-            sandboxed.summary() | {"profile": sandboxed.profile}, sort_keys=True, indent=1) + "\n")
-        if outcome in ("infra_error", "hung"):
-            click.echo(f"Error: sandbox {outcome}: {sandboxed.detail}", err=True)
-            sys.exit(2)
-    else:
+    if sandbox == "none":
         click.echo("Warning: --sandbox none: nothing is isolated; the driver runs on this machine as you", err=True)
-        prepare_workspace(task, workspace, agent)
+    try:
+        filled = fill_workspace(task, workspace, agent, sandbox, attempt_id)
+    except SandboxInfraError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    outcome = filled.outcome
+    extra: dict[str, Any] = {"attempt_dir": str(attempt_dir), **filled.extra}
     result = run_grade(task, workspace)
     (attempt_dir / "verdict.json").write_text(result.to_json() + "\n")
     (attempt_dir / "timings.json").write_text(json.dumps(result.timings, sort_keys=True) + "\n")
@@ -298,22 +291,27 @@ def sandbox_cleanup() -> None:
 @click.option("--suite", default="public", show_default=True, help="a suite of the repository's batteries/")
 @click.option("--agent", "agents", multiple=True, default=("oracle", "nop"), show_default=True,
               help="an agent driver (repeatable): oracle | nop | replay:DIR")
+@click.option("--sandbox", type=click.Choice(["none", "docker"]), default="none", show_default=True,
+              help="docker: each agent phase runs in a hardened per-attempt container (docs/sandbox.md)")
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
 @database_option
 @record_option
 @json_option
 @handle_errors
-def run_suite(suite: str, agents: tuple[str, ...], runs_dir: Path, database: str | None, no_record: bool,
-              as_json: bool) -> None:
+def run_suite(suite: str, agents: tuple[str, ...], sandbox: str, runs_dir: Path, database: str | None,
+              no_record: bool, as_json: bool) -> None:
     from .batch import run_batch
 
+    if sandbox == "none":
+        click.echo("Warning: --sandbox none: nothing is isolated; the drivers run on this machine as you", err=True)
     suites = [s for s in repository_suites() if s.name == suite]
     if not suites:
         raise TaskError(f"no suite {suite!r} (known: {', '.join(s.name for s in repository_suites())})")
     task_list = list(suites[0].tasks)
     with console.status("grading") as status:
         ledger = None if no_record else open_ledger(database)
-        rows = run_batch(task_list, list(agents), runs_dir, progress=lambda msg: status.update(msg), ledger=ledger)
+        rows = run_batch(task_list, list(agents), runs_dir, progress=lambda msg: status.update(msg), ledger=ledger,
+                         sandbox=sandbox)
     if as_json:
         emit([r.__dict__ for r in rows])
         return

@@ -263,3 +263,13 @@ def test_containers_are_removed_after_an_interrupt(sig: int, docker_client: Any,
             proc.kill()
     assert proc.returncode != 0
     assert docker_client.containers.list(all=True, filters=label) == []
+
+
+def test_the_main_job_runs_every_agent_phase_in_a_container(docker_client: Any, image: str,
+                                                           tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "grader", "run", "--sandbox", "docker", "--no-record",
+                           "--runs-dir", str(tmp_path), "--json"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert {(r["agent"], r["passed"]) for r in rows} == {("oracle", True), ("nop", False)}
+    assert len(list(tmp_path.rglob("sandbox.json"))) == len(rows) == 6
