@@ -3,7 +3,6 @@ font files, NanoVGRender dispatch, and the battery's queries over the recorded f
 
 from __future__ import annotations
 
-import os
 import shutil
 import struct
 import time
@@ -17,10 +16,11 @@ from lupa.lua54 import LuaError
 from engine import Engine
 from engine._engine import to_python
 from engine._fonts import DEJAVU_SANS, ROBOTO, STOCK_FONTS, font_metrics, missing_system_fonts, system_font
+from tests._ci import missing_dependency
 
 MISSING = missing_system_fonts()
-if MISSING and os.environ.get("CI") != "true":
-    pytest.skip(f"stand-in fonts not installed (docs/fonts.md): {', '.join(MISSING)}", allow_module_level=True)
+if MISSING:
+    missing_dependency(f"stand-in fonts not installed (docs/fonts.md): {', '.join(MISSING)}", module_level=True)
 
 
 def test_stand_in_fonts_are_installed_and_pinned() -> None:
@@ -299,9 +299,7 @@ def test_text_metrics_are_deterministic_and_grow_with_length(tmp_path: Path) -> 
 def test_the_deliverables_own_font_is_used(tmp_path: Path) -> None:
     mono = Path("/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf")
     if not mono.is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI must have DejaVu Sans Mono (.ci/run installs fonts-dejavu-core)")
-        pytest.skip("DejaVu Sans Mono (fonts-dejavu-core) is not installed")
+        missing_dependency("DejaVu Sans Mono (fonts-dejavu-core) is not installed")
     engine, _ = render(tmp_path, "", setup="""
   own = nvgCreateFont(vg, "mono", "Fonts/MyMono.ttf")
   anon = nvgCreateFont(vg, "anon", "Fonts/Anonymous Pro.ttf")

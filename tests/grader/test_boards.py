@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,6 +19,7 @@ from grader.stats import Price
 from ledger import Ledger, ModelFacts, TaskFacts, correct_result, record_attempt
 from ledger._models import SuiteRow
 from ledger._store import now
+from tests._ci import missing_dependency
 
 MODELS = [ModelFacts("acme", "alpha", "1"), ModelFacts("acme", "beta", "2", "high"), ModelFacts("zeta", "gamma", "3")]
 LABELS = ["acme/alpha@1", "acme/beta@2 [high]", "zeta/gamma@3"]
@@ -155,16 +155,10 @@ def test_cli_board(ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert missing.exit_code == 2 and "no edition 99" in missing.output
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
 def _chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        if _in_ci():
-            pytest.fail("CI must test the board page in Debian's chromium (.ci/run installs it)")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
+        missing_dependency("chromium is not installed (apt-get install chromium)")
     return found
 
 
