@@ -439,17 +439,21 @@ def replay(result: str, suite_paths: tuple[Path, ...], database: str | None, as_
 @click.option("--edition", "edition_id", type=int, default=None, help="an editions.id of the ledger")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="write snapshot.json and index.html into this folder")
+@click.option("--prices", "prices_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="TOML list prices (USD per million tokens) by model label, for the cost column "
+                   "(docs/statistics.md); without it cost shows N/A")
 @database_option
 @json_option
 @handle_errors
-def board(edition: int | None, edition_id: int | None, out: Path | None, database: str | None,
-          as_json: bool) -> None:
-    from .boards import build_snapshot, canonical_json, load_inputs, write_board
+def board(edition: int | None, edition_id: int | None, out: Path | None, prices_path: Path | None,
+          database: str | None, as_json: bool) -> None:
+    from .boards import build_snapshot, canonical_json, load_inputs, load_prices, write_board
 
     if edition is not None and edition_id is not None and edition != edition_id:
         raise TaskError(f"EDITION {edition} and --edition {edition_id} disagree")
     edition_id = edition if edition is not None else edition_id
-    snapshot = build_snapshot(load_inputs(open_ledger(database), edition_id))
+    prices, notes = load_prices(prices_path) if prices_path is not None else ({}, {})
+    snapshot = build_snapshot(load_inputs(open_ledger(database), edition_id), prices=prices, price_notes=notes)
     if out is not None:
         write_board(snapshot, out)
     if as_json:

@@ -7,6 +7,7 @@ from typing import Any
 
 from ._ledger import DEFAULT_ROOT_SEED, EditionInputs, LedgerAttempt, load_inputs
 from ._page import render_page
+from ._prices import PricesError, load_prices
 from ._snapshot import FORMAT, FUNNEL_STAGES, build_snapshot, canonical_json
 
 
@@ -19,5 +20,5 @@ def write_board(snapshot: dict[str, Any], out: Path) -> tuple[Path, Path]:
     return snap, page
 
 
-__all__ = ["DEFAULT_ROOT_SEED", "FORMAT", "FUNNEL_STAGES", "EditionInputs", "LedgerAttempt", "build_snapshot",
-           "canonical_json", "load_inputs", "render_page", "write_board"]
+__all__ = ["DEFAULT_ROOT_SEED", "FORMAT", "FUNNEL_STAGES", "EditionInputs", "LedgerAttempt", "PricesError",
+           "build_snapshot", "canonical_json", "load_inputs", "load_prices", "render_page", "write_board"]

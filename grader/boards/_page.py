@@ -120,6 +120,11 @@ SCRIPT = r"""
     main.appendChild(boardTable(overall, true));
     main.appendChild(el("p", "Rank range under each rank; time per task over the " + overall.time_tasks +
       " tasks every ranked model completed.", "muted"));
+    var priced = Object.keys(S.prices || {});
+    main.appendChild(el("p", priced.length ? "Cost from list prices (USD per million tokens, in/out): " +
+      priced.map(function (k) { var p = S.prices[k]; return k + " " + p.input_per_mtok + "/" + p.output_per_mtok +
+        (p.as_of ? " as of " + p.as_of : ""); }).join("; ") + "." :
+      "No list prices were given: cost shows N/A.", "muted"));
     main.appendChild(plot(overall, "Score with 95% CI", function (m) { return m.score; },
       function (m) { return m.ci[0]; }, function (m) { return m.ci[1]; }, 1));
     var maxRank = Math.max(1, overall.models.length);

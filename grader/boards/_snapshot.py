@@ -7,7 +7,8 @@ Nothing in it depends on time or on the order rows come out of the database.
 
 Held-out tasks are revealed only through scores: the `heldout` board carries no task hashes or ids, its
 refusals say how many tasks are missing but not which, and the pass matrix lists public tasks only.
-Cost per task is the string "N/A" where the statistics give none (unmetered or unpriced: never an estimate).
+Cost per task is the string "N/A" where the statistics give none (unmetered or unpriced: never an estimate);
+the price table used is recorded under `prices`.
 The failure funnel sorts each counted attempt by its recorded verdict's `first_failed_level` (L0, L1, L2, or
 `passed` when no level failed); corrections change the effective pass on the boards, not the funnel.
 """
@@ -77,8 +78,21 @@ def _pass_matrix(inputs: EditionInputs, models: list[str]) -> dict[str, Any]:
     }
 
 
+def _price_record(prices: Mapping[str, Price] | None,
+                  notes: Mapping[str, Mapping[str, Any]] | None) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for model in sorted(prices or {}):
+        price = (prices or {})[model]
+        out[model] = {**dict((notes or {}).get(model, {})), "input_per_mtok": price.input_per_mtok,
+                      "output_per_mtok": price.output_per_mtok}
+    return out
+
+
 def build_snapshot(inputs: EditionInputs, *, prices: Mapping[str, Price] | None = None,
+                   price_notes: Mapping[str, Mapping[str, Any]] | None = None,
                    replicates: int = DEFAULT_REPLICATES) -> dict[str, Any]:
+    """The snapshot of `inputs`; `prices` (list prices by model label) fill the cost column and are recorded
+    with their `price_notes` (source, as_of) under `prices`."""
     records = [a.record for a in inputs.attempts]
     stats = edition_boards(records, list(inputs.tasks), inputs.root_seed, prices=prices, replicates=replicates)
     boards = stats["boards"]
@@ -97,6 +111,7 @@ def build_snapshot(inputs: EditionInputs, *, prices: Mapping[str, Price] | None 
         "edition": inputs.edition,
         "inputs_digest": inputs.inputs_digest,
         "statistics": stats["statistics"],
+        "prices": _price_record(prices, price_notes),
         "models": models,
         "summary": {"results": len(inputs.attempts), "counted_attempts": len(counted),
                     "corrected_results": sum(a.corrected for a in inputs.attempts),

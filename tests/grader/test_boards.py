@@ -197,3 +197,33 @@ def test_console_error_capture_works(tmp_path: Path) -> None:
     page.write_text("<!DOCTYPE html><html><body><script>throw new Error('board-broken');</script></body></html>")
     result = _browse(chromium, page, tmp_path, "--dump-dom")
     assert any("board-broken" in line for line in _console_errors(result.stderr)), result.stderr[-2000:]
+
+
+def test_cli_board_prices(ledger: Ledger, tmp_path: Path) -> None:
+    table = tmp_path / "prices.toml"
+    table.write_text('[models."acme/alpha@1"]\ninput_per_mtok = 1.0\noutput_per_mtok = 2\n'
+                     'source = "list page"\nas_of = "2026-11-30"\n')
+    runner = CliRunner()
+    result = runner.invoke(cli, ["board", "--database", ledger.url, "--json", "--prices", str(table)])
+    assert result.exit_code == 0, result.output
+    snap = json.loads(result.output)
+    assert snap["prices"] == {"acme/alpha@1": {"input_per_mtok": 1.0, "output_per_mtok": 2.0,
+                                               "source": "list page", "as_of": "2026-11-30"}}
+    cost = {m["model"]: m["cost_per_task_usd"] for m in snap["boards"]["overall"]["models"]}
+    assert cost["acme/alpha@1"] == pytest.approx(0.0029) and cost["acme/beta@2 [high]"] == "N/A"
+    assert json.loads(snapshot_text(ledger))["prices"] == {}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[models."a"]\ninput_per_mtok = -1\noutput_per_mtok = 1\n', 'models."a".input_per_mtok: must be a finite'),
+    ('[models."a"]\ninput_per_mtok = 1\n', 'models."a".output_per_mtok: missing'),
+    ('[models."a"]\ninput_per_mtok = "3"\noutput_per_mtok = 1\n', 'must be a number'),
+    ('[models."a"]\ninput_per_mtok = 1\noutput_per_mtok = 1\ncurrency = "EUR"\n', "unknown field(s) currency"),
+    ('[prices]\n', "unknown key(s) prices"),
+    ("[models\n", "not valid TOML"),
+])
+def test_cli_board_bad_prices(ledger: Ledger, tmp_path: Path, text: str, message: str) -> None:
+    table = tmp_path / "prices.toml"
+    table.write_text(text)
+    result = CliRunner().invoke(cli, ["board", "--database", ledger.url, "--prices", str(table)])
+    assert result.exit_code == 2 and str(table) in result.output and message in result.output
