@@ -131,6 +131,22 @@ SCRIPT = r"""
     main.appendChild(plot(overall, "Rank with 95% rank range", function (m) { return m.rank; },
       function (m) { return m.rank_range[0]; }, function (m) { return m.rank_range[1]; }, maxRank));
   }
+  if (overall && overall.pairwise && overall.pairwise.length) {
+    var pw = section("Pairwise differences (overall)"), pt = el("table"), ph = el("tr");
+    ["model A", "model B", "A \u2212 B", "95% CI", "order"].forEach(function (c) { ph.appendChild(el("th", c)); });
+    pt.appendChild(ph);
+    overall.pairwise.forEach(function (p) {
+      var tr = el("tr");
+      tr.appendChild(el("td", p.a)); tr.appendChild(el("td", p.b));
+      tr.appendChild(el("td", (100 * p.difference).toFixed(1) + " pts", "num"));
+      tr.appendChild(el("td", (100 * p.ci[0]).toFixed(1) + " to " + (100 * p.ci[1]).toFixed(1), "num"));
+      tr.appendChild(el("td", p.resolved ? p.ahead + " ahead" : "not resolved", p.resolved ? "pass" : "muted"));
+      pt.appendChild(tr);
+    });
+    pw.appendChild(pt);
+    pw.appendChild(el("p", "Difference of scores with its paired-bootstrap 95% CI (same replicates as the board); " +
+      "an order is resolved when the interval excludes zero.", "muted"));
+  }
   var cat = section("Category and tier boards");
   Object.keys(S.boards).sort().forEach(function (k) {
     if (k === "overall") return;

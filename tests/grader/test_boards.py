@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -182,8 +183,9 @@ def test_page_in_headless_chromium(ledger: Ledger, tmp_path: Path) -> None:
     for label in [*LABELS, "oracle"]:
         assert label in dom.stdout
     assert "public/task-0" in dom.stdout and "<svg" in dom.stdout
+    assert "Pairwise differences" in dom.stdout and ("ahead" in dom.stdout or "not resolved" in dom.stdout)
     assert _console_errors(dom.stderr) == []
-    shot = tmp_path / "board.png"
+    shot = Path(os.environ.get("GRADER_SCREENSHOT_DIR", tmp_path)) / "board.png"
     taken = _browse(chromium, page, tmp_path, f"--screenshot={shot}", "--window-size=1280,2000")
     assert taken.returncode == 0, taken.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
