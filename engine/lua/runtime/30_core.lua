@@ -103,6 +103,8 @@ FUNCTIONS.ErrorExit = function(message)
   GLOBALS.engine.Exit()
 end
 FUNCTIONS.GetPlatform = function() return config.platform end
+-- UrhoX's native platform is the device under a web/mini-game host; headless there is no host, so the two agree.
+FUNCTIONS.GetNativePlatform = FUNCTIONS.GetPlatform
 FUNCTIONS.GetArguments = function() return {} end
 FUNCTIONS.GetNumPhysicalCPUs = function() return 1 end
 FUNCTIONS.GetNumLogicalCPUs = function() return 1 end
