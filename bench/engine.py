@@ -9,6 +9,11 @@ Target: the 100-node scene runs 10 simulated seconds in under 0.5 s of wall time
 
 The NanoVG case is a HUD of 500 draw calls a frame (100 panels, each a filled and stroked rounded rectangle, a
 gradient-filled circle and two texts, one of them changing every frame) drawn in the NanoVGRender event.
+
+The Yoga case is a urhox-libs-sized layout of 300 nodes (a root, 20 rows of 14 items, padding, gaps, flexGrow),
+styled once; every frame one item's width changes, the tree is laid out again and every node's left, top, width
+and height are read.  It prints the cost per frame and the YG calls per second of a loop of style setters (each
+one crossing into Yoga).
 """
 
 from __future__ import annotations
@@ -126,6 +131,72 @@ def measure_hud(seconds: float) -> tuple[float, int]:
     return wall, draws
 
 
+YOGA = """
+local root, all = nil, {}
+local function node(parent, index)
+  local n = YGNodeNew()
+  all[#all + 1] = n
+  if parent then YGNodeInsertChild(parent, n, index) end
+  return n
+end
+function Start()
+  root = node()
+  YGNodeStyleSetPadding(root, YGEdgeAll, 16)
+  YGNodeStyleSetGap(root, YGGutterAll, 8)
+  for r = 0, 19 do
+    local row = node(root, r)
+    YGNodeStyleSetFlexDirection(row, YGFlexDirectionRow)
+    YGNodeStyleSetGap(row, YGGutterColumn, 4)
+    YGNodeStyleSetPadding(row, YGEdgeHorizontal, 6)
+    YGNodeStyleSetAlignItems(row, YGAlignCenter)
+    for i = 0, 13 do
+      local item = node(row, i)
+      YGNodeStyleSetFlexGrow(item, 1 + i % 3)
+      YGNodeStyleSetHeight(item, 20 + i % 4)
+      YGNodeStyleSetMargin(item, YGEdgeVertical, 2)
+    end
+  end
+  SubscribeToEvent("Update", "HandleUpdate")
+end
+function HandleUpdate()
+  local frame = time:GetFrameNumber()
+  YGNodeStyleSetWidth(all[3 + frame % 280], 30 + frame % 7)
+  YGNodeCalculateLayout(root, graphics:GetWidth(), graphics:GetHeight(), YGDirectionLTR)
+  local sum = 0.0
+  for i = 1, #all do
+    local n = all[i]
+    sum = sum + YGNodeLayoutGetLeft(n) + YGNodeLayoutGetTop(n) + YGNodeLayoutGetWidth(n) + YGNodeLayoutGetHeight(n)
+  end
+  checksum = sum
+end
+"""
+
+YOGA_CALLS = """
+local n, count = YGNodeNew(), ...
+for i = 1, count do YGNodeStyleSetWidth(n, i % 100) end
+"""
+
+
+def measure_yoga(seconds: float) -> tuple[float, int, int, float]:
+    """Wall seconds and frames for `seconds` of the Yoga layout, its node count, and YG setter calls per second."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "scripts").mkdir()
+        (Path(tmp) / "scripts" / "main.lua").write_text(YOGA)
+        engine = Engine(Path(tmp))
+        engine.start()
+        start = time.perf_counter()
+        engine.run_seconds(seconds)
+        wall = time.perf_counter() - start
+        assert engine.report().outcome == "clean", engine.report().errors[:1]
+        run_lua = engine.runtime.eval("function(src, env, ...) return load(src, '=bench', 't', env)(...) end")
+        nodes = int(run_lua("return YGNodeGetLiveCount()", engine.game_env))
+        count = 200_000
+        start = time.perf_counter()
+        run_lua(YOGA_CALLS, engine.game_env, count)
+        calls = count / (time.perf_counter() - start)
+    return wall, engine.frame, nodes, calls
+
+
 def measure(count: int, seconds: float) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "scripts").mkdir()
@@ -158,6 +229,9 @@ def main() -> None:
     wall, draws = measure_hud(args.seconds)
     print(f"NanoVG HUD, {draws} draw calls a frame: {args.seconds:g} simulated s in {wall:.3f} s wall, "
           f"{args.seconds / wall:.1f} simulated s per wall s")
+    wall, frames, nodes, calls = measure_yoga(args.seconds)
+    print(f"Yoga, {nodes} nodes laid out and read every frame: {wall / frames * 1000:.3f} ms a frame "
+          f"({args.seconds:g} simulated s in {wall:.3f} s wall); style setters: {calls:,.0f} YG calls/s")
 
 
 if __name__ == "__main__":

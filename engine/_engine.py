@@ -13,8 +13,10 @@ from . import _lua
 from ._errors import BadInputError
 from ._files import ModuleResolver, read_tree
 from ._fonts import STOCK_FONTS, FontError, font_metrics, system_font_metrics
+from ._platform import ServicesError, parse_services
 from ._registry import Registry, default_registry
 from ._settings import EngineSettings
+from ._yoga import YogaHost
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_ENTRY = "scripts/main.lua"
@@ -55,6 +57,7 @@ class RunReport:
     log: list[dict[str, Any]] = field(default_factory=list)
     missing_api: list[str] = field(default_factory=list)
     exit_requested: bool = False
+    platform: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -65,6 +68,7 @@ class RunReport:
             "log": self.log,
             "missing_api": self.missing_api,
             "exit_requested": self.exit_requested,
+            "platform": self.platform,
         }
 
 
@@ -91,21 +95,25 @@ class Engine:
         for lib in lib_dirs:
             if not Path(lib).is_dir():
                 raise BadInputError(f"{lib}: library folder not found")
+        try:
+            services = parse_services(self.settings.services)
+        except ServicesError as exc:
+            raise BadInputError(f"setting 'services': {exc}") from None
         self.entry = entry
         self.resolver = ModuleResolver(self.files, [Path(p) for p in lib_dirs])
         self.runtime = _lua.new_runtime(self.settings.memory_limit)
         config = self.settings.as_dict()
         config["safe_area"] = list(self.settings.safe_area)
         config["entry"] = entry
+        config["services"] = services
         host = {
             "config": config,
             "files": self.files,
             "resources": stock_resources(),
-            "on_log": self._on_log,
-            "on_error": self._on_error,
             "find_module": self.resolver.find,
             "font_metrics": self._font_metrics,
             "builtin_fonts": sorted(STOCK_FONTS),
+            "yoga": YogaHost().lua_api(),
         }
         self.E = _lua.boot(self.runtime, registry or default_registry(), host)
         self.E.math.randomseed(self.settings.seed)
@@ -113,13 +121,6 @@ class Engine:
         self.E.game_env = self.game_env
         self.E.install_hook()
         self._battery_env: Any = None
-
-    # Host callbacks: kept trivial and deterministic (the log is read back from Lua state).
-    def _on_log(self, level: str, message: str) -> None:
-        return None
-
-    def _on_error(self, message: str) -> None:
-        return None
 
     def _font_metrics(self, kind: str, key: str) -> Any:
         """A font's metrics as a Lua table (read once per font and run; see engine/_fonts.py), or (nil, why)."""
@@ -175,8 +176,8 @@ class Engine:
     # Reading results
     def report(self) -> RunReport:
         state = self.E.state
-        missing = to_python(state.missing_order) or []
-        errors = to_python(state.errors) or []
+        missing = self.plain(state.missing_order) or []
+        errors = self.plain(state.errors) or []
         aborted = state.aborted
         if aborted in ("budget", "memory"):
             outcome = str(aborted)
@@ -198,17 +199,27 @@ class Engine:
             frames=frames,
             sim_seconds=float(self.E.clock.elapsed),
             errors=errors,
-            log=to_python(state.log) or [],
+            log=self.plain(state.log) or [],
             missing_api=missing,
             exit_requested=bool(state.exit_requested),
+            platform=self.platform_evidence(),
         )
+
+    def plain(self, value: Any) -> Any:
+        """A Lua value as plain Python, its strings made valid UTF-8 first (invalid bytes become `\\xNN`)."""
+        return to_python(self.E.export(value))
+
+    def platform_evidence(self) -> dict[str, Any]:
+        """The ordered log of the game's platform-service calls (docs/platform.md) and how many went unlogged."""
+        evidence = self.E.platform.evidence()
+        return {"calls": self.plain(evidence.calls) or [], "dropped": int(evidence.dropped)}
 
     def requirements(self) -> list[dict[str, Any]]:
         results = self.E.results
-        order = to_python(results.order) or []
+        order = self.plain(results.order) or []
         out = []
         for rid in order:
-            req = to_python(results.requirements[rid])
+            req = self.plain(results.requirements[rid])
             req.setdefault("capabilities", [])
             req["capabilities"] = req["capabilities"] or []
             req["checks"] = req.get("checks") or []
@@ -217,4 +228,4 @@ class Engine:
 
     def scene_dump(self) -> list[dict[str, Any]]:
         """Every scene as nested nodes: name, id, local and world transforms, vars, tags, components."""
-        return to_python(self.E.dump_scenes()) or []
+        return self.plain(self.E.dump_scenes()) or []
