@@ -3,6 +3,7 @@
 from ._engine import Engine, RunReport
 from ._errors import BadInputError, EngineError, SetupError
 from ._evidence import canonical_json, digest, run_evidence
+from ._platform import ServicesError, services_setting
 from ._registry import Registry, default_registry, load_registry
 from ._runner import OUTCOMES, RunRequest, execute, run_in_subprocess
 from ._settings import SETTINGS, EngineSettings
@@ -25,6 +26,7 @@ __all__ = [
     "Registry",
     "RunReport",
     "RunRequest",
+    "ServicesError",
     "SetupError",
     "canonical_json",
     "default_registry",
@@ -33,6 +35,7 @@ __all__ = [
     "load_registry",
     "run_evidence",
     "run_in_subprocess",
+    "services_setting",
     "stub_files",
     "write_stubs",
 ]

@@ -34,7 +34,7 @@ def digest(value: Any) -> str:
 
 
 EVIDENCE_FIELDS = ("outcome", "frames", "sim_seconds", "errors", "log", "missing_api", "exit_requested",
-                   "requirements")
+                   "requirements", "platform")
 
 
 def run_evidence(report: dict[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("dpr", 1.0, "device pixel ratio reported by graphics:GetDPR()"),
     Setting("safe_area", (0, 0, 0, 0), "safe-area insets (left, top, right, bottom) in pixels"),
     Setting("platform", "Android", "what GetPlatform() reports"),
+    Setting("services", "{}", "the platform-service fakes' world as JSON (docs/platform.md); {} = defaults"),
 )
 
 
@@ -43,6 +44,7 @@ class EngineSettings:
     dpr: float = 1.0
     safe_area: tuple[int, int, int, int] = (0, 0, 0, 0)
     platform: str = "Android"
+    services: str = "{}"
 
     def with_overrides(self, **overrides: Any) -> EngineSettings:
         known = {f.name for f in fields(self)}

@@ -21,6 +21,7 @@ class L2Result:
     sim_seconds: float | None = None
     errors: list[dict[str, Any]] = field(default_factory=list)
     missing_api: list[str] = field(default_factory=list)
+    platform: dict[str, Any] = field(default_factory=dict)
 
     def checks(self) -> list[dict[str, Any]]:
         """Every check, flattened, with its requirement and capabilities."""
@@ -43,6 +44,7 @@ class L2Result:
                 for r in self.requirements
             ],
             "checks": self.checks(), "errors": self.errors, "missing_api": self.missing_api,
+            "platform": self.platform,
         }
 
 
@@ -54,6 +56,7 @@ def engine_settings(task: Task) -> dict[str, Any]:
         "screen_width": task.screen.width,
         "screen_height": task.screen.height,
         "dpr": task.screen.dpr,
+        "services": task.services,
     }
 
 
@@ -87,4 +90,5 @@ def run_l2(task: Task, deliverable: Path, lib_dirs: tuple[str, ...] = ()) -> L2R
         passed=passed, outcome=report["outcome"], requirements=requirements, frames=report.get("frames"),
         sim_seconds=report.get("sim_seconds"), errors=_errors_for_evidence(report.get("errors") or []),
         missing_api=report.get("missing_api") or [],
+        platform=report.get("platform") or {"calls": [], "dropped": 0},
     )

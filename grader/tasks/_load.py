@@ -7,6 +7,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from engine import ServicesError, services_setting
+
 from ._model import Difficulty, Limits, Screen, Suite, Task, TaskPaths, Visibility
 
 REPO_BATTERIES = Path(__file__).resolve().parents[2] / "batteries"
@@ -127,10 +129,16 @@ def load_task(root: Path, suite: str = "") -> Task:
         raise TaskError(f"{paths.workspace}: missing (it may be empty, but it must exist)")
     if not paths.battery_main.is_file():
         raise TaskError(f"{paths.battery_main}: missing")
+    services = "{}"
+    if paths.platform.is_file():
+        try:
+            services = services_setting(_read_toml(paths.platform))
+        except ServicesError as exc:
+            raise TaskError(f"{paths.platform}: {exc}") from None
     return Task(
         id=task_id, title=title, category=category, difficulty=difficulty,
         capabilities=tuple(sorted(set(capabilities))), entry=entry, required=tuple(required), limits=limits,
-        screen=screen, paths=paths, suite=suite,
+        screen=screen, paths=paths, suite=suite, services=services,
     )
 
 

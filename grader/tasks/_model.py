@@ -27,6 +27,7 @@ class TaskPaths:
       prompt.md       all the agent is told
       workspace/      copied into the agent's workspace
       battery/        main.lua and data: the grading surface, never shown to the agent
+        platform.toml   optional: the platform-service fakes' world (docs/platform.md)
       solutions/      oracle/, wrong-*/, expect.toml: the battery's own tests
     """
 
@@ -51,6 +52,10 @@ class TaskPaths:
     @property
     def battery_main(self) -> Path:
         return self.battery / "main.lua"
+
+    @property
+    def platform(self) -> Path:
+        return self.battery / "platform.toml"
 
     @property
     def solutions(self) -> Path:
@@ -98,6 +103,7 @@ class Task:
     screen: Screen
     paths: TaskPaths
     suite: str
+    services: str = "{}"   # the engine's `services` setting: canonical JSON of battery/platform.toml
 
     @property
     def qualified_id(self) -> str:

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from engine import services_setting
+from grader.levels import run_l2
+from grader.levels._l2 import engine_settings
 from grader.tasks import TaskError, battery_hash, dataset_hash, load_suite, load_task, task_hash
 
 from .conftest import TASK_TOML
@@ -98,3 +101,79 @@ def test_dataset_hash_is_order_independent() -> None:
     rows = [("a", "1" * 64, "2" * 64), ("b", "3" * 64, "4" * 64)]
     assert dataset_hash(rows) == dataset_hash(list(reversed(rows)))
     assert dataset_hash(rows) != dataset_hash(rows[:1])
+
+
+PLATFORM_TOML = """
+[user]
+id = 7
+nickname = "Me"
+iscores = { best = 40 }
+
+[[players]]
+id = 3
+nickname = "Ann"
+iscores = { best = 90 }
+values = { title = "champion" }
+
+[ad]
+outcomes = ["cancelled"]
+delay_frames = 5
+"""
+
+PLATFORM_BATTERY = """
+local h = harness
+h.start()
+h.run_frames(10)
+requirement("R1", function(check)
+  check.equal("the game saw the seeded leader", h.global("leader"), "Ann")
+  check.equal("the game's score is in the cloud", h.cloud().iscores.best, 95)
+  check.equal("the ad was cancelled", h.global("ad"), "embed manual close")
+end)
+"""
+
+PLATFORM_GAME = """function Start()
+  clientCloud:GetRankList("best", 0, 1, {ok = function(list)
+    GetUserNickname({userIds = {list[1].userId}, onSuccess = function(n) leader = n[1].nickname end})
+  end})
+  clientCloud:SetInt("best", 95)
+  sdk:ShowRewardVideoAd(function(r) ad = r.msg end)
+end
+"""
+
+
+def test_the_platform_world_comes_from_battery_platform_toml(make_task: Callable[..., Path]) -> None:
+    plain = load_task(make_task("plain"))
+    assert plain.services == "{}" and engine_settings(plain)["services"] == "{}"
+    root = make_task(battery=PLATFORM_BATTERY)
+    before = battery_hash(load_task(root), "1")
+    (root / "battery" / "platform.toml").write_text(PLATFORM_TOML)
+    task = load_task(root)
+    assert battery_hash(task, "1") != before
+    assert task.services == services_setting({
+        "user": {"id": 7, "nickname": "Me", "iscores": {"best": 40}},
+        "players": [{"id": 3, "nickname": "Ann", "iscores": {"best": 90}, "values": {"title": "champion"}}],
+        "ad": {"outcomes": ["cancelled"], "delay_frames": 5}})
+    assert engine_settings(task)["services"] == task.services
+    (root / "solutions" / "oracle" / "scripts" / "main.lua").write_text(PLATFORM_GAME)
+    result = run_l2(task, root / "solutions" / "oracle")
+    assert result.passed, result.checks()
+    evidence = result.as_dict()["platform"]
+    assert [(c["service"], c["method"], c["outcome"]) for c in evidence["calls"]] == [
+        ("clientCloud", "GetRankList", "ok"), ("clientCloud", "SetInt", "ok"), ("sdk", "ShowRewardVideoAd", "error"),
+        ("lobby", "GetUserNickname", "ok")]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[user]\nid = \"seven\"\n", "field 'user.id' must be an integer"),
+    ("[[http]]\nmethod = \"GET\"\n", "http[1] needs exactly one of 'url'"),
+    ("[network]\nlatency = 3\n", "unknown key 'network.latency'"),
+    ("[user\n", "platform.toml"),
+])
+def test_a_bad_platform_toml_is_refused_naming_the_field(make_task: Callable[..., Path], text: str,
+                                                         message: str) -> None:
+    root = make_task()
+    (root / "battery" / "platform.toml").write_text(text)
+    with pytest.raises(TaskError) as err:
+        load_task(root)
+    assert message in str(err.value)
+    assert "battery/platform.toml" in str(err.value)
