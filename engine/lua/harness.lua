@@ -259,32 +259,155 @@ function h.missing_api()
   return out
 end
 function h.screen() return E.host.config.screen_width, E.host.config.screen_height end
--- UI elements (native UI) by name: a read-only snapshot of what the engine holds.
+----------------------------------------------------------------------------------------------------
+-- Native UI (engine/lua/runtime/8x_ui*.lua): read-only live views of the engine's own UI records, found by
+-- name (depth-first from ui.root, then the modal root).  Positions are UI pixels on screen (the same as
+-- screen pixels unless the game set ui.scale).  h.ui_at(x, y) is what a click at screen point (x, y) would
+-- hit; h.click_ui(name) clicks an element's centre (h.click's convention: the release is processed by the
+-- next frame run), failing when the element is hidden, disabled or covered.
+----------------------------------------------------------------------------------------------------
 local function find_ui(name)
-  local found
   local function visit(r)
-    if r.name == name then found = r; return true end
-    for _, c in ipairs(r.children) do if visit(c) then return true end end
+    if r.name == name then return r end
+    for _, c in ipairs(r.children) do
+      local f = visit(c)
+      if f then return f end
+    end
+    return nil
   end
-  visit(E.ui_root)
-  return found
+  return visit(E.ui_root) or visit(E.ui_modal_root)
+end
+local ui_view
+local function ui_text_of(r)
+  if r.type_name == "LineEdit" then return r.line_text end
+  if r.text ~= nil then return r.text end
+  if r.text_element ~= nil then return REC[r.text_element].text end
+  return nil
+end
+local function ui_selection(r)
+  local lv = r.selections and r or (r.list_view and REC[r.list_view])
+  if lv == nil then return nil end
+  return lv.selections[1]
+end
+local ui_view_mt = {
+  __index = function(view, key)
+    local r = rawget(view, "_rec")
+    if key == "exists" then return E.ui_attached(r) end
+    if key == "name" then return r.name end
+    if key == "type" then return r.type_name end
+    if key == "text" then return ui_text_of(r) end
+    if key == "x" or key == "y" or key == "position" then
+      local x, y = E.ui_screen(r)
+      if key == "x" then return x elseif key == "y" then return y end
+      return E.IntVector2_new(x, y)
+    end
+    if key == "width" then return r.w end
+    if key == "height" then return r.h end
+    if key == "size" then return E.IntVector2_new(r.w, r.h) end
+    if key == "center" then
+      local x, y = E.ui_screen(r)
+      return E.IntVector2_new(x + r.w // 2, y + r.h // 2)
+    end
+    if key == "visible" then return E.ui_visible_effective(r) end
+    if key == "visible_self" then return r.visible end
+    if key == "enabled" then return r.enabled end
+    if key == "focused" then return E.ui_state.focus == r end
+    if key == "hovering" then return r.hovering end
+    if key == "selected" then return r.selected end
+    if key == "internal" then return r.internal end
+    if key == "pressed" then return r.pressed end
+    if key == "checked" then return r.checked end
+    if key == "value" then
+      if r.value ~= nil then return r.value end
+      if r.slider ~= nil then return REC[r.slider].value end
+      return nil
+    end
+    if key == "range" then
+      if r.range ~= nil then return r.range end
+      if r.slider ~= nil then return REC[r.slider].range end
+      return nil
+    end
+    if key == "selection" then return ui_selection(r) end
+    if key == "num_items" then
+      local lv = r.selections and r or (r.list_view and REC[r.list_view])
+      return lv and #lv.content.children
+    end
+    if key == "popup_shown" then return r.show_popup end
+    if key == "font_size" then return r.font_size end
+    if key == "view_position" then return r.view_x and E.IntVector2_new(r.view_x, r.view_y) end
+    if key == "parent" then return r.parent and ui_view(r.parent) end
+    if key == "children" then
+      local out = {}
+      for i, c in ipairs(r.children) do out[i] = ui_view(c) end
+      return out
+    end
+    if key == "items" then
+      local lv = r.selections and r or (r.list_view and REC[r.list_view])
+      if lv == nil then return nil end
+      local out = {}
+      for i, c in ipairs(lv.content.children) do out[i] = ui_view(c) end
+      return out
+    end
+    if key == "child" then
+      return function(_, name)
+        local f = E.ui_find_named(r, name, true)
+        return f and ui_view(f)
+      end
+    end
+    return nil
+  end,
+  __newindex = function() error("battery views are read-only", 2) end,
+  __tostring = function(view)
+    local r = rawget(view, "_rec")
+    return sformat("UIView(%s '%s')", r.type_name, r.name)
+  end,
+}
+function ui_view(r) return setmetatable({_rec = r}, ui_view_mt) end
+local function describe_ui(r)
+  if r == nil then return "nothing" end
+  if r.name ~= "" then return sformat("%s '%s'", r.type_name, r.name) end
+  local p = r.parent
+  while p and p.name == "" do p = p.parent end
+  return sformat("an unnamed %s%s", r.type_name, p and sformat(" in %s '%s'", p.type_name, p.name) or "")
 end
 function h.ui(name)
   local r = find_ui(name)
-  if r == nil then return nil end
-  local visible = true
-  local x = r
-  while x do
-    if not x.visible then visible = false end
-    x = x.parent
-  end
-  local pos = E.IMPL.UIElement.bound_methods.GetScreenPosition(r.proxy)
-  return {name = r.name, type = r.type_name, text = r.text, visible = visible, visible_self = r.visible,
-    x = pos.x, y = pos.y, width = r.w, height = r.h, font_size = r.font_size}
+  return r and ui_view(r)
 end
 function h.ui_text(name)
   local r = find_ui(name)
-  return r and r.text
+  return r and ui_text_of(r)
+end
+-- What a click at screen point (x, y) would hit (nil: nothing), as a view.
+function h.ui_at(x, y)
+  local ux, uy = E.ui_from_system(mfloor(x), mfloor(y))
+  local r = E.ui_element_at(ux, uy, true)
+  return r and ui_view(r)
+end
+-- The element focused by the UI (nil: none).
+function h.ui_focus()
+  local r = E.ui_state.focus
+  return r and ui_view(r)
+end
+function h.click_ui(name, button)
+  local r = find_ui(name)
+  if r == nil then error(sformat("h.click_ui: no UI element named '%s'", tostring(name)), 2) end
+  if not E.ui_attached(r) then error(sformat("h.click_ui: %s is not in the UI", describe_ui(r)), 2) end
+  if not E.ui_visible_effective(r) then error(sformat("h.click_ui: %s is not visible", describe_ui(r)), 2) end
+  if r.w <= 0 or r.h <= 0 then error(sformat("h.click_ui: %s has no size (%dx%d)", describe_ui(r), r.w, r.h), 2) end
+  local sx, sy = E.ui_screen(r)
+  local cx, cy = sx + r.w // 2, sy + r.h // 2
+  local hit = E.ui_element_at(cx, cy, true)
+  local x = hit
+  while x and x ~= r do x = x.parent end
+  if x == nil then
+    local why = r.enabled and "is covered" or "is not enabled"
+    error(sformat("h.click_ui: %s %s: a click at its centre (%d, %d) hits %s", describe_ui(r), why, cx, cy,
+      describe_ui(hit)), 2)
+  end
+  local px, py = E.ui_to_system(cx, cy)
+  h.click(px, py, button)
+  return ui_view(hit)
 end
 -- Viewport `index` as set with renderer:SetViewport: views of its scene and of its camera's node.
 function h.viewport(index)
@@ -357,6 +480,35 @@ function h.find_text(s, opts)
 end
 -- The frame number of the last NanoVG frame shown (-1 before the first).
 function h.drawn_frame() return E.nanovg.last_frame end
+
+----------------------------------------------------------------------------------------------------
+-- platform: the service fakes' world (engine/lua/runtime/88_platform*.lua, docs/platform.md).  Views are
+-- copies; writes change the world directly (no call is logged, no callback runs).
+----------------------------------------------------------------------------------------------------
+-- One user's cloud (default: the current user): {user_id, nickname, values, iscores, money}, plus the
+-- server-side lists, items, messages and quotas; nil for a user the world does not know.
+function h.cloud(user_id)
+  local view = E.platform.view(user_id)
+  if view == nil then return nil end
+  local server = E.platform.server_view(view.user_id)
+  view.lists, view.items, view.messages, view.quotas = server.lists, server.items, server.messages, server.quotas
+  return view
+end
+-- The rank list of an iscores key as the services order it: {{rank, user_id, score}, ...}.
+function h.rank_list(key, ascending)
+  local out = {}
+  for i, row in ipairs(E.platform.ranking(key, ascending == true)) do
+    out[i] = {rank = i, user_id = row.id, score = row.score}
+  end
+  return out
+end
+function h.cloud_set(key, value, user_id) E.platform.harness_set(user_id, key, value, false) end
+function h.cloud_set_int(key, value, user_id) E.platform.harness_set(user_id, key, value, true) end
+-- The game's platform calls in order (optionally of one service): {seq, frame, service, method, args, due,
+-- outcome, result}; outcome is pending until the answer's frame.
+function h.platform_calls(service) return E.platform.calls(service) end
+function h.platform_pending() return E.platform.pending() end
+function h.user_id() return E.platform.me end
 
 ----------------------------------------------------------------------------------------------------
 -- requirements and checks

@@ -1,0 +1,456 @@
+-- Native UI, part 5: styles and layout files.  `SetStyle("Name")` / `SetStyleAuto()` look up
+-- `<element type="Name">` in the element's style file (its own default style or the nearest ancestor's, as
+-- `ui.root.defaultStyle = cache:GetResource("XMLFile", "UI/DefaultStyle.xml")` sets it) and apply it the way
+-- Urho3D's UIElement::LoadXML does: a `style` attribute applies that style first, `<attribute name= value=>`
+-- entries set attributes in file order, `<element internal="true">` entries style the widget's internal children
+-- (matched by type, in order), other `<element>` entries create children.  `ui:LoadLayout` and
+-- `UIElement:LoadXML` read layout files the same way.
+--
+-- A style file is read from the game folder when it is there.  Urho3D's stock UI/DefaultStyle.xml is not
+-- shipped: for it the engine uses STOCK_STYLE below, this project's own small table of the sizes and layouts a
+-- stock style gives each widget (documented in docs/native-ui.md); it has no image rectangles or colours.
+local type, tostring, tonumber, ipairs, pairs, rawget = type, tostring, tonumber, ipairs, pairs, rawget
+local sfind, ssub, smatch, sgsub, slower, schar = string.find, string.sub, string.match, string.gsub, string.lower,
+  string.char
+local mmax = math.max
+local REC = E.REC
+local urec, opt_rec = E.ui_rec, E.ui_opt_rec
+local MAX_XML_DEPTH = 256
+local MAX_STYLE_NESTING = 32
+
+----------------------------------------------------------------------------------------------------
+-- A small XML reader: elements and attributes (comments, processing instructions, CDATA and text are skipped)
+----------------------------------------------------------------------------------------------------
+local ENTITIES = {lt = "<", gt = ">", amp = "&", quot = "\"", apos = "'"}
+local function decode(s)
+  if not sfind(s, "&", 1, true) then return s end
+  return (sgsub(s, "&(#?)([xX]?)(%w+);", function(num, hex, body)
+    if num == "" then return ENTITIES[body] or ("&" .. body .. ";") end
+    local code = tonumber(body, hex ~= "" and 16 or 10)
+    if code == nil or code < 0 or code > 0x10FFFF then return "" end
+    return utf8.char(code)
+  end))
+end
+-- Parse `src`; returns the document's root element {name, attrs, attr_order, children} or nil and a message.
+function E.xml_parse(src)
+  if type(src) ~= "string" then return nil, "no XML data" end
+  local doc = {name = "#document", attrs = {}, attr_order = {}, children = {}}
+  local stack = {doc}
+  local pos = 1
+  while true do
+    local s = sfind(src, "<", pos, true)
+    if s == nil then break end
+    if ssub(src, s, s + 3) == "<!--" then
+      local e = sfind(src, "-->", s + 4, true)
+      if e == nil then return nil, "unterminated comment" end
+      pos = e + 3
+    elseif ssub(src, s, s + 8) == "<![CDATA[" then
+      local e = sfind(src, "]]>", s + 9, true)
+      if e == nil then return nil, "unterminated CDATA section" end
+      pos = e + 3
+    elseif ssub(src, s, s + 1) == "<?" then
+      local e = sfind(src, "?>", s + 2, true)
+      if e == nil then return nil, "unterminated processing instruction" end
+      pos = e + 2
+    elseif ssub(src, s, s + 1) == "<!" then
+      local e = sfind(src, ">", s + 2, true)
+      if e == nil then return nil, "unterminated declaration" end
+      pos = e + 1
+    elseif ssub(src, s, s + 1) == "</" then
+      local name, after = smatch(src, "^</%s*([%w_:%.%-]+)%s*>()", s)
+      if name == nil then return nil, "malformed end tag" end
+      local cur = stack[#stack]
+      if #stack == 1 or cur.name ~= name then return nil, "mismatched end tag </" .. name .. ">" end
+      stack[#stack] = nil
+      pos = after
+    else
+      local name, p = smatch(src, "^<([%w_:%.%-]+)()", s)
+      if name == nil then return nil, "malformed tag" end
+      local node = {name = name, attrs = {}, attr_order = {}, children = {}}
+      local open
+      while true do
+        p = smatch(src, "^%s*()", p)
+        if ssub(src, p, p + 1) == "/>" then open, p = false, p + 2; break end
+        if ssub(src, p, p) == ">" then open, p = true, p + 1; break end
+        local an, _, av, after = smatch(src, "^([%w_:%.%-]+)%s*=%s*(['\"])(.-)%2()", p)
+        if an == nil then return nil, "malformed attribute in <" .. name .. ">" end
+        if node.attrs[an] == nil then node.attr_order[#node.attr_order + 1] = an end
+        node.attrs[an] = decode(av)
+        p = after
+      end
+      local parent = stack[#stack]
+      parent.children[#parent.children + 1] = node
+      if open then
+        if #stack > MAX_XML_DEPTH then return nil, "XML nested deeper than " .. MAX_XML_DEPTH .. " levels" end
+        stack[#stack + 1] = node
+      end
+      pos = p
+    end
+  end
+  if #stack ~= 1 then return nil, "unclosed element <" .. stack[#stack].name .. ">" end
+  if doc.children[1] == nil then return nil, "no root element" end
+  return doc.children[1]
+end
+
+----------------------------------------------------------------------------------------------------
+-- The stock style table (this project's own numbers) in the shape the XML reader produces
+----------------------------------------------------------------------------------------------------
+local function attr(name, value) return {name = "attribute", attrs = {name = name, value = value}, children = {}} end
+local function el(attrs, ...)
+  local node = {name = "element", attrs = attrs, children = {}}
+  for i, c in ipairs({...}) do node.children[i] = c end
+  return node
+end
+local function internal(type_name, ...) return el({type = type_name, internal = "true"}, ...) end
+local STOCK_STYLE = el({},
+  el({type = "BorderImage"}, attr("Texture", "Texture2D;Textures/UI.png")),
+  el({type = "Button", style = "BorderImage"}, attr("Border", "3 3 3 3"), attr("Pressed Child Offset", "-1 1")),
+  el({type = "CheckBox", style = "BorderImage"}, attr("Min Size", "18 18"), attr("Max Size", "18 18"),
+    attr("Border", "3 3 3 3")),
+  el({type = "CloseButton", style = "Button", auto = "false"}, attr("Min Size", "18 18"), attr("Max Size", "18 18"),
+    attr("Focus Mode", "NotFocusable")),
+  el({type = "DropDownList", style = "BorderImage"}, attr("Border", "3 3 3 3"), attr("Layout Mode", "Horizontal"),
+    attr("Layout Border", "5 2 5 2"), attr("Pressed Child Offset", "-1 1"),
+    el({internal = "true"}, internal("Text")),
+    el({type = "Window", internal = "true", popup = "true"}, attr("Layout Border", "3 3 3 3"),
+      internal("ListView", attr("Highlight Mode", "Always"), internal("BorderImage", attr("Clip Border", "3 0 3 0"))))),
+  el({type = "LineEdit", style = "BorderImage"}, attr("Border", "3 3 3 3"), attr("Clip Border", "2 0 2 0"),
+    internal("Text", attr("Vert Alignment", "Center")),
+    internal("BorderImage", attr("Size", "3 14"), attr("Priority", "1"), attr("Vert Alignment", "Center"))),
+  el({type = "ListView", style = "ScrollView"},
+    internal("BorderImage", el({internal = "true"}, attr("Layout Mode", "Vertical")))),
+  el({type = "Menu", style = "BorderImage"}, attr("Border", "3 3 3 3")),
+  el({type = "ScrollBar"}, attr("Min Size", "14 14"),
+    internal("Button", attr("Size", "14 14"), attr("Border", "3 3 3 3")),
+    internal("Slider", attr("Size", "14 14")),
+    internal("Button", attr("Size", "14 14"), attr("Border", "3 3 3 3"))),
+  el({type = "ScrollView"}, internal("ScrollBar", attr("Size", "0 14")), internal("ScrollBar", attr("Size", "14 0")),
+    internal("BorderImage", attr("Border", "3 3 3 3"), attr("Clip Border", "2 2 2 2"))),
+  el({type = "ProgressBar", style = "BorderImage"}, attr("Size", "16 14"), attr("Border", "3 3 3 3"),
+    internal("BorderImage", attr("Border", "3 3 3 3"))),
+  el({type = "Slider", style = "BorderImage"}, attr("Size", "14 14"), attr("Border", "3 3 3 3"),
+    internal("BorderImage", attr("Border", "3 3 3 3"))),
+  el({type = "Window", style = "BorderImage"}, attr("Border", "3 3 3 3"), attr("Resize Border", "6 6 6 6")),
+  el({type = "DialogWindow", style = "Window", auto = "false"}, attr("Is Movable", "true")),
+  el({type = "ListRow"}, attr("Min Size", "0 18"), attr("Max Size", "2147483647 18"), attr("Layout Mode", "Horizontal")),
+  el({type = "Panel", auto = "false"}, attr("Layout Mode", "Vertical"), attr("Layout Spacing", "4")),
+  el({type = "HorizontalPanel", auto = "false"}, attr("Layout Mode", "Horizontal"), attr("Layout Spacing", "4")),
+  el({type = "Text"}, attr("Font", "Font;Fonts/Anonymous Pro.ttf"), attr("Font Size", "12"),
+    attr("Color", "0.85 0.85 0.85")),
+  el({type = "ToolTipBorderImage", style = "BorderImage"}, attr("Layout Mode", "Horizontal"),
+    attr("Layout Border", "5 2 5 2")),
+  el({type = "ToolTipText", style = "Text"}, attr("Font Size", "10")))
+E.UI_STOCK_STYLE = STOCK_STYLE
+local STOCK_STYLE_NAME = "ui/defaultstyle.xml"
+
+-- The parsed document of a style or layout file (an XMLFile resource, a File, or a file name), cached.
+local doc_cache = setmetatable({}, {__mode = "k"})
+local function file_data(src)
+  if type(src) == "string" then
+    local _, data = E.find_game_file(src)
+    return data, src
+  end
+  local r = REC[src]
+  if r == nil then return nil, "?" end
+  if r.data then return r.data, r.name or "?" end
+  if r.name then
+    local _, data = E.find_game_file(r.name)
+    return data, r.name
+  end
+  return nil, "?"
+end
+local function document(src)
+  if src == nil then return nil end
+  local key = REC[src]
+  if key and doc_cache[key] then return doc_cache[key] end
+  local data, name = file_data(src)
+  local doc, err
+  if data ~= nil then
+    doc, err = E.xml_parse(data)
+    if doc == nil then E.log("ERROR", "Could not parse XML " .. tostring(name) .. ": " .. err) end
+  elseif type(name) == "string" and slower(name) == STOCK_STYLE_NAME then
+    doc = STOCK_STYLE
+  end
+  if key and doc then doc_cache[key] = doc end
+  return doc
+end
+E.ui_document = document
+
+----------------------------------------------------------------------------------------------------
+-- Attributes: name -> setter method and value kind
+----------------------------------------------------------------------------------------------------
+local function numbers(s)
+  local out = {}
+  for w in tostring(s):gmatch("[^%s]+") do out[#out + 1] = tonumber(w) or 0 end
+  return out
+end
+local function to_bool(s)
+  local c = slower(ssub(tostring(s), 1, 1))
+  return c == "t" or c == "y" or c == "1"
+end
+local ENUMS = {
+  halign = {left = 0, center = 1, right = 2, custom = 3},
+  valign = {top = 0, center = 1, bottom = 2, custom = 3},
+  focus = {notfocusable = 0, resetfocus = 1, focusable = 2, focusabledefocusable = 3},
+  dragdrop = {disabled = 0, source = 1, target = 2, sourceandtarget = 3},
+  layout = {free = 0, horizontal = 1, vertical = 2},
+  orientation = {horizontal = 0, vertical = 1},
+  highlight = {never = 0, focus = 1, always = 2},
+  effect = {none = 0, shadow = 1, stroke = 2},
+  blend = {replace = 0, add = 1, multiply = 2, alpha = 3, addalpha = 4, premulalpha = 5, invdestalpha = 6,
+    subtract = 7, subtractalpha = 8},
+}
+local CONVERT = {
+  string = function(v) return tostring(v) end,
+  int = function(v) return math.tointeger(tonumber(v) or 0) or E.MATH.toint(tonumber(v) or 0) end,
+  float = function(v) return (tonumber(v) or 0) + 0.0 end,
+  bool = to_bool,
+  ivec2 = function(v) local n = numbers(v); return E.IntVector2_new(n[1] or 0, n[2] or 0) end,
+  vec2 = function(v) local n = numbers(v); return E.Vector2_new(n[1] or 0, n[2] or 0) end,
+  irect = function(v) local n = numbers(v); return E.IntRect_new(n[1] or 0, n[2] or 0, n[3] or 0, n[4] or 0) end,
+  color = function(v) local n = numbers(v); return E.Color_new(n[1] or 1, n[2] or 1, n[3] or 1, n[4] or 1) end,
+  resource = function(v)
+    local t, name = smatch(tostring(v), "^([^;]*);(.*)$")
+    if t == nil or name == "" then return nil end
+    return E.get_resource(t, name)
+  end,
+}
+local function enum(kind) return function(v) return ENUMS[kind][slower(sgsub(tostring(v), "%s", ""))] end end
+local ATTRIBUTES = {
+  ["Name"] = {"SetName", "string"}, ["Position"] = {"SetPosition", "vec2"}, ["Size"] = {"SetSize", "ivec2"},
+  ["Min Size"] = {"SetMinSize", "ivec2"}, ["Max Size"] = {"SetMaxSize", "ivec2"},
+  ["Horiz Alignment"] = {"SetHorizontalAlignment", enum("halign")},
+  ["Vert Alignment"] = {"SetVerticalAlignment", enum("valign")},
+  ["Min Anchor"] = {"SetMinAnchor", "vec2"}, ["Max Anchor"] = {"SetMaxAnchor", "vec2"},
+  ["Min Offset"] = {"SetMinOffset", "ivec2"}, ["Max Offset"] = {"SetMaxOffset", "ivec2"},
+  ["Pivot"] = {"SetPivot", "vec2"}, ["Enable Anchor"] = {"SetEnableAnchor", "bool"},
+  ["Clip Border"] = {"SetClipBorder", "irect"}, ["Priority"] = {"SetPriority", "int"},
+  ["Opacity"] = {"SetOpacity", "float"}, ["Color"] = {"SetColor", "color"},
+  ["Is Enabled"] = {"SetEnabled", "bool"}, ["Is Editable"] = {"SetEditable", "bool"},
+  ["Is Selected"] = {"SetSelected", "bool"}, ["Is Visible"] = {"SetVisible", "bool"},
+  ["Bring To Front"] = {"SetBringToFront", "bool"}, ["Bring To Back"] = {"SetBringToBack", "bool"},
+  ["Clip Children"] = {"SetClipChildren", "bool"}, ["Use Derived Opacity"] = {"SetUseDerivedOpacity", "bool"},
+  ["Focus Mode"] = {"SetFocusMode", enum("focus")}, ["Drag And Drop Mode"] = {"SetDragDropMode", enum("dragdrop")},
+  ["Layout Mode"] = {"SetLayoutMode", enum("layout")}, ["Layout Spacing"] = {"SetLayoutSpacing", "int"},
+  ["Layout Border"] = {"SetLayoutBorder", "irect"}, ["Layout Flex Scale"] = {"SetLayoutFlexScale", "vec2"},
+  ["Indent"] = {"SetIndent", "int"}, ["Indent Spacing"] = {"SetIndentSpacing", "int"},
+  -- BorderImage, Button, CheckBox
+  ["Texture"] = {"SetTexture", "resource"}, ["Image Rect"] = {"SetImageRect", "irect"},
+  ["Border"] = {"SetBorder", "irect"}, ["Image Border"] = {"SetImageBorder", "irect"},
+  ["Hover Image Offset"] = {"SetHoverOffset", "ivec2"}, ["Tiled"] = {"SetTiled", "bool"},
+  ["Blend Mode"] = {"SetBlendMode", enum("blend")},
+  ["Pressed Image Offset"] = {"SetPressedOffset", "ivec2"}, ["Disabled Image Offset"] = {"SetDisabledOffset", "ivec2"},
+  ["Pressed Child Offset"] = {"SetPressedChildOffset", "ivec2"},
+  ["Repeat Delay"] = {"SetRepeatDelay", "float"}, ["Repeat Rate"] = {"SetRepeatRate", "float"},
+  ["Checked Image Offset"] = {"SetCheckedOffset", "ivec2"}, ["Is Checked"] = {"SetChecked", "bool"},
+  -- Text
+  ["Font"] = {"SetFont", "resource"}, ["Font Size"] = {"SetFontSize", "float"}, ["Text"] = {"SetText", "string"},
+  ["Text Alignment"] = {"SetTextAlignment", enum("halign")}, ["Row Spacing"] = {"SetRowSpacing", "float"},
+  ["Word Wrap"] = {"SetWordwrap", "bool"}, ["Text Effect"] = {"SetTextEffect", enum("effect")},
+  ["Effect Color"] = {"SetEffectColor", "color"}, ["Selection Color"] = {"SetSelectionColor", "color"},
+  ["Hover Color"] = {"SetHoverColor", "color"}, ["Auto Localizable"] = {"SetAutoLocalizable", "bool"},
+  -- LineEdit
+  ["Max Length"] = {"SetMaxLength", "int"}, ["Is Cursor Movable"] = {"SetCursorMovable", "bool"},
+  ["Is Text Selectable"] = {"SetTextSelectable", "bool"}, ["Is Text Copyable"] = {"SetTextCopyable", "bool"},
+  ["Cursor Blink Rate"] = {"SetCursorBlinkRate", "float"}, ["Echo Character"] = {"SetEchoCharacter", "int"},
+  -- Window
+  ["Resize Border"] = {"SetResizeBorder", "irect"}, ["Is Movable"] = {"SetMovable", "bool"},
+  ["Is Resizable"] = {"SetResizable", "bool"}, ["Fixed Width Resizing"] = {"SetFixedWidthResizing", "bool"},
+  ["Fixed Height Resizing"] = {"SetFixedHeightResizing", "bool"},
+  ["Modal Shade Color"] = {"SetModalShadeColor", "color"}, ["Modal Frame Color"] = {"SetModalFrameColor", "color"},
+  ["Modal Frame Size"] = {"SetModalFrameSize", "ivec2"},
+  -- Slider, ScrollBar, ProgressBar, ScrollView, ListView, Menu, DropDownList, Sprite, ToolTip
+  ["Orientation"] = {"SetOrientation", enum("orientation")}, ["Range"] = {"SetRange", "float"},
+  ["Value"] = {"SetValue", "float"}, ["Scroll Step"] = {"SetScrollStep", "float"},
+  ["Step Factor"] = {"SetStepFactor", "float"}, ["Show Percent Text"] = {"SetShowPercentText", "bool"},
+  ["View Position"] = {"SetViewPosition", "ivec2"}, ["Page Step"] = {"SetPageStep", "float"},
+  ["Auto Show/Hide Scrollbars"] = {"SetScrollBarsAutoVisible", "bool"},
+  ["Scroll Deceleration"] = {"SetScrollDeceleration", "float"},
+  ["Scroll Snap Epsilon"] = {"SetScrollSnapEpsilon", "float"},
+  ["Auto Disable Children"] = {"SetAutoDisableChildren", "bool"},
+  ["Auto Disable Threshold"] = {"SetAutoDisableThreshold", "float"},
+  ["Highlight Mode"] = {"SetHighlightMode", enum("highlight")}, ["Multiselect"] = {"SetMultiselect", "bool"},
+  ["Hierarchy Mode"] = {"SetHierarchyMode", "bool"}, ["Base Indent"] = {"SetBaseIndent", "int"},
+  ["Clear Sel. On Defocus"] = {"SetClearSelectionOnDefocus", "bool"},
+  ["Select On Click End"] = {"SetSelectOnClickEnd", "bool"},
+  ["Popup Offset"] = {"SetPopupOffset", "ivec2"}, ["Selection"] = {"SetSelection", "int"},
+  ["Resize Popup"] = {"SetResizePopup", "bool"}, ["Placeholder Text"] = {"SetPlaceholderText", "string"},
+  ["Hot Spot"] = {"SetHotSpot", "ivec2"}, ["Scale"] = {"SetScale", "vec2"}, ["Rotation"] = {"SetRotation", "float"},
+  ["Delay"] = {"SetDelay", "float"},
+}
+E.UI_STYLE_ATTRIBUTES = ATTRIBUTES
+local function method(r, name)
+  local impl = E.IMPL[r.type_name]
+  local bound = impl and impl.bound_methods
+  return bound and rawget(bound, name)
+end
+local function apply_attribute(r, name, value)
+  local spec = ATTRIBUTES[name]
+  if spec == nil or value == nil then return end
+  local fn = method(r, spec[1])
+  if fn == nil then return end
+  local convert = type(spec[2]) == "function" and spec[2] or CONVERT[spec[2]]
+  local v = convert(value)
+  if v == nil then return end
+  if spec[1] == "SetPosition" and r.vt.SpriteTransform == nil then v = E.IntVector2_new(v.x, v.y) end
+  fn(r.proxy, v)
+end
+
+----------------------------------------------------------------------------------------------------
+-- SetStyle / LoadXML (UIElement::SetStyle, UIElement::LoadXML, Menu::LoadXML)
+----------------------------------------------------------------------------------------------------
+local set_style, load_xml
+local nesting = 0
+local function default_style(r)
+  while r do
+    if r.default_style then return r.default_style end
+    r = r.parent
+  end
+  return nil
+end
+local function find_style(doc, name)
+  for _, c in ipairs(doc.children) do
+    if c.name == "element" and c.attrs.type == name then return c end
+  end
+  return nil
+end
+local function set_style_element(r, elem)
+  r.style = elem.attrs.type or ""
+  return load_xml(r, elem, nil)
+end
+function set_style(r, name, file)
+  local actual = (name ~= nil and name ~= "") and name or r.type_name
+  r.style = actual
+  if name == "none" then return true end
+  if file == nil then
+    file = default_style(r)
+    if file == nil then return false end
+  else
+    r.default_style = file
+  end
+  r.applied_style_file = file
+  local doc = document(file)
+  local elem = doc and find_style(doc, actual)
+  if elem == nil then return false end
+  return set_style_element(r, elem)
+end
+E.ui_set_style = set_style
+function load_xml(r, elem, style_file)
+  nesting = nesting + 1
+  if nesting > MAX_STYLE_NESTING then
+    nesting = nesting - 1
+    E.log("ERROR", "UI styles nested deeper than " .. MAX_STYLE_NESTING .. " levels (a style refers to itself?)")
+    return false
+  end
+  local style_name = elem.attrs.style
+  if style_file then
+    if style_name == nil or style_name == "" then style_name = r.type_name end
+    set_style(r, style_name, style_file)
+  elseif style_name and style_name ~= "" and style_name ~= r.style then
+    local f = default_style(r)
+    if f then
+      local applied = r.style
+      set_style(r, style_name, f)
+      r.style = applied
+    end
+  end
+  r.layout_nest = r.layout_nest + 1
+  local is_menu = r.vt.IsMenu
+  local next_internal = 1
+  for _, c in ipairs(elem.children) do
+    if c.name == "attribute" then
+      apply_attribute(r, c.attrs.name, c.attrs.value)
+    elseif c.name == "element" then
+      local internal_elem = to_bool(c.attrs.internal or "false")
+      local popup_elem = is_menu and to_bool(c.attrs.popup or "false")
+      local type_name = c.attrs.type
+      if type_name == nil or type_name == "" then type_name = "UIElement" end
+      local child
+      if popup_elem then
+        if internal_elem then
+          child = r.popup
+        else
+          local proxy, made = E.new_ui_element(type_name)
+          if proxy then
+            IMPL.Menu.methods.SetPopup(r.proxy, proxy)
+            child = made
+          end
+        end
+      elseif internal_elem then
+        for i = next_internal, #r.children do
+          local x = r.children[i]
+          if x.internal and x.type_name == type_name then
+            child = x
+            next_internal = i + 1
+            break
+          end
+        end
+        if child == nil then
+          E.log("WARNING", "Could not find matching internal child element of type " .. type_name .. " in " ..
+            r.type_name)
+        end
+      else
+        local index = c.attrs.index and tonumber(c.attrs.index) or nil
+        local proxy = IMPL.UIElement.methods.CreateChild(r.proxy, type_name, "", index)
+        child = proxy and REC[proxy]
+      end
+      if child then
+        local sf = style_file or default_style(r)
+        if popup_elem then child.default_style = sf end
+        load_xml(child, c, sf)
+      end
+    end
+  end
+  local apply = r.vt.ApplyAttributes
+  if apply then apply(r) end
+  r.layout_nest = r.layout_nest - 1
+  E.ui_update_layout(r)
+  nesting = nesting - 1
+  return true
+end
+E.ui_load_xml = load_xml
+-- UIElement::ApplyStyleRecursive: re-apply a style when re-parenting changed which style file applies.
+function E.ui_apply_style_recursive(r)
+  if r.style ~= "" and r.applied_style_file ~= default_style(r) then
+    set_style(r, r.style)
+    for _, c in ipairs(r.children) do E.ui_apply_style_recursive(c) end
+  end
+end
+
+local M = IMPL.UIElement.methods
+M.SetStyle = function(self, a, file)
+  local r = urec(self)
+  if a ~= nil and type(a) ~= "string" then
+    error("UIElement:SetStyle(XMLElement) is not supported by the grader engine; pass a style name", 2)
+  end
+  return set_style(r, a or "", file)
+end
+M.SetStyleAuto = function(self, file) return set_style(urec(self), "", file) end
+M.SetDefaultStyle = function(self, file) urec(self).default_style = file end
+-- UIElement:LoadXML(fileName | File | XMLFile): the file's root <element> onto this element.
+M.LoadXML = function(self, src)
+  local r = urec(self)
+  local doc = document(src)
+  if doc == nil then
+    E.log("ERROR", "Could not load UI element XML " .. tostring(type(src) == "string" and src or "(file)"))
+    return false
+  end
+  return load_xml(r, doc, nil)
+end
+
+local UM = IMPL.UI.methods
+UM.LoadLayout = function(_, src, style_file)
+  local doc = document(src)
+  if doc == nil or doc.name ~= "element" then
+    E.log("ERROR", "No root UI element in " .. tostring(type(src) == "string" and src or "(file)"))
+    return nil
+  end
+  local type_name = doc.attrs.type
+  if type_name == nil or type_name == "" then type_name = "UIElement" end
+  local proxy, r = E.new_ui_element(type_name)
+  if proxy == nil then return nil end
+  style_file = style_file or E.ui_root.default_style
+  if style_file then r.default_style = style_file end
+  load_xml(r, doc, style_file)
+  return proxy
+end
