@@ -101,7 +101,6 @@ end
 function E.log(level, message)
   local entry = {level = level, message = message, frame = state.frame}
   state.log[#state.log + 1] = entry
-  host.on_log(level, message)
 end
 
 -- A member declared by UrhoX but not implemented here: loud, named, counted.
@@ -144,7 +143,6 @@ function E.protected(phase, fn, ...)
   if err == ABORT or state.aborted then error(ABORT, 0) end
   state.errors[#state.errors + 1] = {message = err.message, traceback = err.traceback, frame = state.frame,
                                      phase = phase}
-  host.on_error(err.message)
   return false
 end
 

@@ -87,3 +87,26 @@ def test_a_loop_inside_a_c_function_is_killed_by_the_wall_clock(make_game: Calla
     report = run_in_subprocess(RunRequest(game_dir=str(game), seconds=1.0), wall_seconds=3.0)
     assert report["outcome"] == "timeout"
     assert report["errors"][0]["phase"] == "wall"
+
+
+def test_bytes_that_are_not_utf8_never_crash_the_report(make_game: Callable[..., Path]) -> None:
+    """Lua strings are bytes; a hostile game prints, errors, requires and names fonts in junk bytes."""
+    game = make_game(
+        'function Start()\n'
+        '  print("bad \\xff\\xfe byte")\n'
+        '  log:Write(LOG_INFO, "cut \\xc3")\n'
+        '  assert(not pcall(require, "mod\\xff"))\n'
+        '  local vg = nvgCreate(1)\n'
+        '  assert(nvgCreateFont(vg, "f", "Fonts/\\xff.ttf") == -1)\n'
+        '  SubscribeToEvent("Update", function() error("boom \\x80", 0) end)\n'
+        'end\n')
+    outcome, engine = run(game, frames=2)
+    report = engine.report()
+    assert outcome == "lua_error"
+    messages = [e["message"] for e in report.log] + [e["message"] for e in report.errors]
+    assert "bad \\xFF\\xFE byte" in messages and "cut \\xC3" in messages
+    assert [e["message"] for e in report.errors] == ["boom \\x80", "boom \\x80"]
+    again = Engine(game, SMALL)
+    again.start()
+    again.run_frames(2)
+    assert again.report().as_dict() == report.as_dict()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.testing import lua
+from engine.testing import lua, new_engine
 
 FORBIDDEN = [
     "io", "debug.getinfo", "debug.sethook", "debug.getupvalue", "debug.setmetatable", "os.execute", "os.exit",
@@ -41,9 +41,22 @@ def test_require_refuses_paths_outside() -> None:
         assert "not found" in message
 
 
-def test_gc_metamethods_are_refused() -> None:
-    ok, message = lua("return pcall(setmetatable, {}, {__gc = function() end})")
-    assert ok is False and "__gc" in message
+def test_gc_metamethods_are_kept_but_never_run() -> None:
+    engine = new_engine()
+    out = lua("""
+    ran = 0
+    local mt = {__gc = function() ran = ran + 1 end, __index = {kind = "widget"}}
+    local t = setmetatable({}, mt)
+    local kept = getmetatable(t).__gc ~= nil and t.kind == "widget"
+    for i = 1, 1000 do setmetatable({}, mt) end
+    t, mt = nil, nil
+    collectgarbage("collect"); collectgarbage("collect")
+    local ok = pcall(setmetatable, setmetatable({}, {__metatable = false}), {__gc = print})
+    return kept, ran, ok
+    """, engine)
+    assert out == [True, 0, False]
+    warnings = [e["message"] for e in engine.report().log if e["level"] == "WARNING"]
+    assert warnings == ["__gc finalizers never run in the grader's engine (the metatable is kept)"]
 
 
 def test_engine_metatables_are_locked() -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from engine import Engine, EngineSettings
 from engine.testing import lua, new_engine
 
 
@@ -227,6 +230,26 @@ def test_script_objects_lifecycle() -> None:
     assert calls == ["Start", "DelayedStart", "PostUpdate", "PostUpdate", "Stop"]
 
 
+def test_a_bare_lua_script_object_subscribes_with_self_first() -> None:
+    """urhox-libs/UI makes `node:CreateScriptObject("LuaScriptObject")` just to own its event subscriptions;
+    a function handler of a script object is called like a method: (self, eventType, eventData)."""
+    engine = new_engine("""
+    got = {}
+    function Start()
+      holder = Node():CreateScriptObject("LuaScriptObject")
+      holder.tag = "holder"
+      holder:SubscribeToEvent("Update", function(self, eventType, eventData)
+        got[#got + 1] = self.tag .. ":" .. tostring(eventData["TimeStep"]:GetFloat() > 0)
+        if #got == 2 then self:UnsubscribeFromEvent("Update") end
+      end)
+    end
+    """)
+    engine.start()
+    engine.run_frames(4)
+    assert lua("return table.concat(got, ',')", engine) == "holder:true,holder:true"
+    assert engine.report().outcome == "clean"
+
+
 def test_files_save_and_load_within_a_run_and_cjson() -> None:
     engine = new_engine(files={"data/levels.json": '{"levels": [1, 2, 3], "name": "x"}'})
     out = lua("""
@@ -281,3 +304,17 @@ def test_engine_exit_stops_the_loop() -> None:
     engine.run_frames(10)
     assert engine.frame == 1
     assert engine.report().exit_requested is True
+
+
+def test_screen_facts_follow_the_settings(tmp_path: Path) -> None:
+    """graphics size and DPR, and the safe-area insets games lay their HUD out by (urhox-libs' SafeAreaView)."""
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "main.lua").write_text("function Start() end\n")
+    engine = Engine(tmp_path, EngineSettings(screen_width=800, screen_height=600, dpr=2.0,
+                                             safe_area=(10, 40, 10, 20)))
+    out = lua("""
+    local px, dip = GetSafeAreaInsets(), GetSafeAreaInsets(true)
+    return graphics.width, graphics:GetHeight(), graphics:GetDPR(), px.min.x, px.min.y, px.max.x, px.max.y,
+      dip.min.y, dip.max.y
+    """, engine)
+    assert out == [800, 600, 2.0, 10.0, 40.0, 10.0, 20.0, 20.0, 10.0]

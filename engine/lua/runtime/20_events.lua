@@ -216,10 +216,14 @@ local function event_name_of(e)
 end
 E.event_name_of = event_name_of
 
--- Resolve a handler named by string: a global function of the game ("Handle", "Module.handle"),
--- or, for script objects, a method of the object.
+-- Resolve a handler: a function, or one named by string: a global function of the game ("Handle",
+-- "Module.handle"), or, for script objects, a method of the object.
 local function resolve_handler(receiver_self, handler)
-  if type(handler) == "function" then return handler end
+  if type(handler) == "function" then
+    -- a script object's function handler is called like its methods: handler(self, eventType, eventData)
+    if receiver_self ~= nil then return function(...) return handler(receiver_self, ...) end end
+    return handler
+  end
   if type(handler) ~= "string" then return nil end
   if receiver_self ~= nil then
     local name = handler:match("[:%.]([%w_]+)$") or handler

@@ -149,7 +149,13 @@ G.Raise = function() end
 G.TakeScreenShot = function() return false end
 GLOBALS.graphics = object("Graphics")
 FUNCTIONS.GetGraphics = function() return GLOBALS.graphics end
-FUNCTIONS.GetSafeAreaInsets = G.GetSafeAreaInsets
+-- Safe-area insets as a Rect: min = (left, top), max = (right, bottom), in pixels; with calcScale, in
+-- device-independent units (divided by the DPR), as urhox-libs/UI's SafeAreaView expects.
+FUNCTIONS.GetSafeAreaInsets = function(calc_scale)
+  local inset = config.safe_area
+  local k = calc_scale and 1 / config.dpr or 1
+  return E.Rect_new(inset[1] * k, inset[2] * k, inset[3] * k, inset[4] * k)
+end
 
 -- tolua: cast gives the object back (an engine object already carries its most derived class, which is what a
 -- correct downcast yields); type names an engine object's class, or a plain Lua value's type.

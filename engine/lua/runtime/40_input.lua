@@ -78,10 +78,15 @@ function E.process_input()
     elseif kind == "mouse_down" then
       S.buttons_down = S.buttons_down | ev.button
       S.buttons_press = S.buttons_press | ev.button
-      send("MouseButtonDown", {Button = ev.button, Buttons = S.buttons_down, Qualifiers = qualifiers(), Clicks = 1})
+      -- UrhoX adds the cursor position to button events while the mouse is visible (urhox-libs/UI reads it)
+      local data = {Button = ev.button, Buttons = S.buttons_down, Qualifiers = qualifiers(), Clicks = 1}
+      if S.mouse_visible then data.X, data.Y = S.mouse_x, S.mouse_y end
+      send("MouseButtonDown", data)
     elseif kind == "mouse_up" then
       S.buttons_down = S.buttons_down & ~ev.button
-      send("MouseButtonUp", {Button = ev.button, Buttons = S.buttons_down, Qualifiers = qualifiers()})
+      local data = {Button = ev.button, Buttons = S.buttons_down, Qualifiers = qualifiers()}
+      if S.mouse_visible then data.X, data.Y = S.mouse_x, S.mouse_y end
+      send("MouseButtonUp", data)
     elseif kind == "wheel" then
       S.wheel = S.wheel + ev.amount
       send("MouseWheel", {Wheel = ev.amount, Buttons = S.buttons_down, Qualifiers = qualifiers()})

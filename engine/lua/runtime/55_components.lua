@@ -187,7 +187,9 @@ end
 local function create_script_object(node, a, b)
   -- CreateScriptObject("ClassName") or CreateScriptObject(fileName, "ClassName")
   local class_name = b or a
-  local cls = E.game_env[class_name]
+  -- "LuaScriptObject" is the base every ScriptObject() class derives from; UrhoX games (urhox-libs/UI among
+  -- them) instantiate it directly to get an object that can subscribe to events.
+  local cls = class_name == "LuaScriptObject" and E.LUA_SCRIPT_OBJECT or E.game_env[class_name]
   if type(cls) ~= "table" then
     E.log("ERROR", sformat("Could not find Lua table %s", tostring(class_name)))
     return nil
@@ -248,6 +250,7 @@ FUNCTIONS.ScriptObject = function()
   setmetatable(cls, {__index = instance_api})
   return cls
 end
+E.LUA_SCRIPT_OBJECT = FUNCTIONS.ScriptObject()
 
 -- Per-frame script object callbacks, in creation order.
 function E.update_script_objects(scene, method, step)

@@ -69,7 +69,6 @@ function E.start(entry)
   local fn, err = load(source, "@" .. entry, "t", G)
   if not fn then
     E.state.errors[#E.state.errors + 1] = {message = err, traceback = "", frame = 0, phase = "load"}
-    E.host.on_error(err)
     return
   end
   if not E.protected("load", fn) then return end
