@@ -1,12 +1,15 @@
 """Sandbox overhead: container start-to-exit wall time for `true` in the busybox base image, with the full
-hardened profile (create, start, wait, logs, remove), median of N runs.
+hardened profile (create, start, wait, logs, remove), median of N runs.  --gateway adds the attempt's internal
+network and the allow-list proxy (to a listener on this machine); --grading times `grader grade --in-container`
+against `grader grade` on one deliverable.
 
-    python bench/sandbox.py [--runs 20]
+    python bench/sandbox.py [--runs 20] [--gateway] [--grading]
 """
 
 from __future__ import annotations
 
 import argparse
+import socket
 import statistics
 import sys
 import tempfile
@@ -16,15 +19,43 @@ from pathlib import Path
 # bench/engine.py would shadow the engine package: keep this folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from grader.sandbox import client, default_profile, run_in_sandbox  # noqa: E402
+from grader.sandbox import client, default_profile, parse_gateway, run_in_sandbox  # noqa: E402
+
+
+def grading(runs: int) -> None:
+    from grader.pipeline import grade
+    from grader.sandbox.grading import grade_in_container
+    from grader.sandbox.runtime import grader_image
+    from grader.tasks import find_task
+
+    task = find_task("public/coin-collector")
+    deliverable = task.paths.oracle
+    start = time.perf_counter()
+    grader_image(client())
+    print(f"grader image ready in {time.perf_counter() - start:.1f} s")
+    for name, fn in (("host", grade), ("container", grade_in_container)):
+        walls = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            fn(task, deliverable)
+            walls.append(time.perf_counter() - start)
+        print(f"{name:<9} grade: median {statistics.median(walls):.2f} s over {runs} runs")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="sandbox container start-to-exit overhead")
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--gateway", action="store_true", help="with the allow-list gateway's network and proxy")
+    parser.add_argument("--grading", action="store_true", help="grading in a container against on the host")
     args = parser.parse_args()
+    if args.grading:
+        grading(max(1, args.runs // 4))
+        return
     docker_client = client()
-    profile = default_profile(docker_client)
+    listener = socket.create_server(("0.0.0.0", 0))
+    bridge = docker_client.networks.get("bridge").attrs["IPAM"]["Config"][0].get("Gateway", "172.17.0.1")
+    gateway = parse_gateway(f"http://{bridge}:{listener.getsockname()[1]}/") if args.gateway else None
+    profile = default_profile(docker_client, gateway=gateway)
     walls = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.runs):
@@ -35,7 +66,8 @@ def main() -> None:
             walls.append(time.perf_counter() - start)
             if result.outcome != "completed":
                 sys.exit(f"run {i}: {result.outcome} {result.detail}")
-    print(f"image {profile.image}  profile {profile.digest()[:16]}")
+    listener.close()
+    print(f"image {profile.image}  profile {profile.digest()[:16]}  network {profile.as_dict()['network']}")
     print(f"start-to-exit overhead: median {statistics.median(walls) * 1000:.0f} ms over {args.runs} runs "
           f"(min {min(walls) * 1000:.0f}, max {max(walls) * 1000:.0f})")
 

@@ -194,19 +194,34 @@ def _render_verdict(verdict: dict[str, Any], timings: dict[str, float]) -> None:
 
 
 @cli.command(help="Grade a deliverable folder against a task (an id, suite/id, or a task folder).\n\n"
-             "Exit 0 when it passes, 1 when it fails, 2 on bad input.")
+             "--in-container grades in a fresh container of the grader image (built from this checkout and this "
+             "machine's Python environment; docs/sandbox.md). Exit 0 when it passes, 1 when it fails, 2 on bad "
+             "input or when the grading container fails.")
 @click.argument("task_ref")
 @click.argument("deliverable", type=click.Path(path_type=Path))
+@click.option("--in-container", "in_container", is_flag=True,
+              help="run L0-L2 in a fresh container that sees only the task and the deliverable, read-only")
 @database_option
 @record_option
 @json_option
 @handle_errors
-def grade(task_ref: str, deliverable: Path, database: str | None, no_record: bool, as_json: bool) -> None:
+def grade(task_ref: str, deliverable: Path, in_container: bool, database: str | None, no_record: bool,
+          as_json: bool) -> None:
     from .pipeline import grade as run_grade
     from .recording import record
 
     task = find_task(task_ref)
-    result = run_grade(task, deliverable)
+    if in_container:
+        from .sandbox import ImageError, SandboxError
+        from .sandbox.grading import grade_in_container
+
+        try:
+            result = grade_in_container(task, deliverable)
+        except (SandboxError, ImageError) as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+    else:
+        result = run_grade(task, deliverable)
     result_hash = None
     if not no_record:
         result_hash = record(open_ledger(database), task, result, deliverable, "grade")
@@ -225,45 +240,82 @@ def _finish(result: Any, result_hash: str | None, as_json: bool, **extra: Any) -
     sys.exit(0 if result.verdict["passed"] else 1)
 
 
-@cli.command(help="Run one attempt with a built-in driver (oracle, nop, replay:DIR) and grade it.\n\n"
-             "The workspace, verdict and timings are written under runs/. Exit 0 pass, 1 fail, 2 bad input.")
+def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--sandbox, --gateway, --pass-env and --edition: shared by attempt and run."""
+    fn = click.option("--edition", "edition_id", type=int, default=None,
+                      help="record under this editions.id; an edition that pins a sandbox profile refuses any "
+                           "other, checked before the agent runs")(fn)
+    fn = click.option("--pass-env", "pass_env", multiple=True, metavar="NAME",
+                      help="pass this environment variable to the agent's container by name (repeatable; the "
+                           "value is never logged nor stored)")(fn)
+    fn = click.option("--gateway", "gateway", default=None, metavar="URL",
+                      help="the inference gateway the agent may reach, through an allow-list proxy "
+                           "(docker; else the agent file's [gateway], else no network)")(fn)
+    return click.option("--sandbox", type=click.Choice(["none", "docker"]), default="none", show_default=True,
+                        help="docker: the agent runs in a hardened per-attempt container (docs/sandbox.md)")(fn)
+
+
+def _prepare(agents: list[str], sandbox: str, gateway: str | None, pass_env: tuple[str, ...],
+             edition_id: int | None, ledger: Any) -> list[Any]:
+    from .attempts import AttemptOptions, SandboxInfraError, prepare_agent
+
+    if edition_id is not None and ledger is None:
+        raise TaskError("--edition records under an edition: it cannot go with --no-record")
+    options = AttemptOptions(sandbox=sandbox, gateway=gateway, pass_env=pass_env)
+    try:
+        prepared = [prepare_agent(agent, options) for agent in agents]
+    except SandboxInfraError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    if edition_id is not None:
+        from ledger import check_profile_pin
+
+        for p in prepared:
+            check_profile_pin(ledger, edition_id, p.profile_hash)
+    if sandbox == "none":
+        click.echo("Warning: --sandbox none: nothing is isolated; the driver runs on this machine as you", err=True)
+    return prepared
+
+
+@cli.command(help="Run one attempt with an agent driver and grade it.\n\n"
+             "Drivers: oracle, nop, replay:DIR (built in) and command:AGENT.toml (a real agent in its own image, "
+             "--sandbox docker; docs/sandbox.md). The workspace, verdict and timings are written under runs/. "
+             "Exit 0 pass, 1 fail, 2 bad input or a sandbox infrastructure failure.")
 @click.argument("task_ref")
-@click.option("--agent", "agent", default="nop", show_default=True, help="oracle | nop | replay:DIR")
+@click.option("--agent", "agent", default="nop", show_default=True,
+              help="oracle | nop | replay:DIR | command:AGENT.toml")
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
-@click.option("--sandbox", type=click.Choice(["none", "docker"]), default="none", show_default=True,
-              help="docker: the driver runs in a hardened per-attempt container (docs/sandbox.md)")
+@agent_options
 @database_option
 @record_option
 @json_option
 @handle_errors
-def attempt(task_ref: str, agent: str, runs_dir: Path, sandbox: str, database: str | None, no_record: bool,
-            as_json: bool) -> None:
+def attempt(task_ref: str, agent: str, runs_dir: Path, sandbox: str, gateway: str | None, pass_env: tuple[str, ...],
+            edition_id: int | None, database: str | None, no_record: bool, as_json: bool) -> None:
+    from .attempts import SandboxInfraError, fill_workspace
     from .pipeline import grade as run_grade
-    from .recording import record
+    from .recording import record_filled
 
     task = find_task(task_ref)
+    ledger = None if no_record else open_ledger(database)
+    (prepared,) = _prepare([agent], sandbox, gateway, pass_env, edition_id, ledger)
     attempt_id = uuid.uuid4().hex
     attempt_dir = runs_dir / f"{task.suite}-{task.id}-{attempt_id[:12]}"
     workspace = attempt_dir / "workspace"
-    from .attempts import SandboxInfraError, fill_workspace
-
-    if sandbox == "none":
-        click.echo("Warning: --sandbox none: nothing is isolated; the driver runs on this machine as you", err=True)
     try:
-        filled = fill_workspace(task, workspace, agent, sandbox, attempt_id)
+        filled = fill_workspace(task, workspace, prepared, attempt_id)
     except SandboxInfraError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
-    outcome = filled.outcome
-    extra: dict[str, Any] = {"attempt_dir": str(attempt_dir), **filled.extra}
+    for warning in filled.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    extra: dict[str, Any] = {"attempt_dir": str(attempt_dir), "driver": filled.driver, **filled.extra}
     result = run_grade(task, workspace)
     (attempt_dir / "verdict.json").write_text(result.to_json() + "\n")
     (attempt_dir / "timings.json").write_text(json.dumps(result.timings, sort_keys=True) + "\n")
     result_hash = None
-    if not no_record:
-        from ledger import Outcome
-
-        result_hash = record(open_ledger(database), task, result, workspace, agent, Outcome(outcome))
+    if ledger is not None:
+        result_hash = record_filled(ledger, task, result, workspace, filled, edition_id)
     _finish(result, result_hash, as_json, **extra)
 
 
@@ -285,33 +337,39 @@ def sandbox_cleanup() -> None:
     click.echo(f"removed {n}")
 
 
-@cli.command("run", help="The main job: every task of a suite attempted by built-in agents, graded and summarised.\n\n"
-             "Verdicts are written under runs/ (the ledger records them once it exists). Exit 0 when every "
-             "attempt completed, 2 on bad input.")
+@cli.command("run", help="The main job: every task of a suite attempted by agent drivers, graded and summarised.\n\n"
+             "Verdicts are written under runs/ and recorded in the ledger. Exit 0 when every attempt completed, "
+             "2 on bad input or a sandbox infrastructure failure.")
 @click.option("--suite", default="public", show_default=True, help="a suite of the repository's batteries/")
 @click.option("--agent", "agents", multiple=True, default=("oracle", "nop"), show_default=True,
-              help="an agent driver (repeatable): oracle | nop | replay:DIR")
-@click.option("--sandbox", type=click.Choice(["none", "docker"]), default="none", show_default=True,
-              help="docker: each agent phase runs in a hardened per-attempt container (docs/sandbox.md)")
+              help="an agent driver (repeatable): oracle | nop | replay:DIR | command:AGENT.toml")
+@agent_options
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
 @database_option
 @record_option
 @json_option
 @handle_errors
-def run_suite(suite: str, agents: tuple[str, ...], sandbox: str, runs_dir: Path, database: str | None,
-              no_record: bool, as_json: bool) -> None:
+def run_suite(suite: str, agents: tuple[str, ...], sandbox: str, gateway: str | None, pass_env: tuple[str, ...],
+              edition_id: int | None, runs_dir: Path, database: str | None, no_record: bool, as_json: bool) -> None:
+    from .attempts import SandboxInfraError
     from .batch import run_batch
 
-    if sandbox == "none":
-        click.echo("Warning: --sandbox none: nothing is isolated; the drivers run on this machine as you", err=True)
     suites = [s for s in repository_suites() if s.name == suite]
     if not suites:
         raise TaskError(f"no suite {suite!r} (known: {', '.join(s.name for s in repository_suites())})")
     task_list = list(suites[0].tasks)
-    with console.status("grading") as status:
-        ledger = None if no_record else open_ledger(database)
-        rows = run_batch(task_list, list(agents), runs_dir, progress=lambda msg: status.update(msg), ledger=ledger,
-                         sandbox=sandbox)
+    ledger = None if no_record else open_ledger(database)
+    prepared = _prepare(list(agents), sandbox, gateway, pass_env, edition_id, ledger)  # bad input: before any work
+    try:
+        with console.status("grading") as status:
+            rows = run_batch(task_list, prepared, runs_dir, progress=lambda msg: status.update(msg),
+                             ledger=ledger, edition_id=edition_id)
+    except SandboxInfraError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    for r in rows:
+        for warning in r.warnings:
+            click.echo(f"Warning: {r.agent} {r.task}: {warning}", err=True)
     if as_json:
         emit([r.__dict__ for r in rows])
         return

@@ -2,7 +2,8 @@
 
 Built in: `oracle` (copies the task's solutions/oracle), `nop` (leaves the workspace as given),
 `replay:DIR` (copies DIR).  With `--sandbox docker` they run inside the agent container (grader/sandbox): the
-one folder a driver copies (`staging_source`) is staged read-only, never the battery.
+one folder a driver copies (`staging_source`) is staged read-only, never the battery.  `command:AGENT.toml`
+runs a real agent's command in its own image (grader/sandbox/agent.py): only in the docker sandbox.
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ def _nop(task: Task, workspace: Path, _arg: str) -> None:
     return None
 
 
+def _command(task: Task, workspace: Path, arg: str) -> None:
+    raise DriverError(f"command:{arg}: a real agent runs only in a container: add --sandbox docker")
+
+
 def _replay(task: Task, workspace: Path, arg: str) -> None:
     src = Path(arg)
     if not src.is_dir():
@@ -60,18 +65,21 @@ DRIVERS: dict[str, Driver] = {
         Driver("oracle", "copy the task's solutions/oracle over the workspace", _oracle),
         Driver("nop", "leave the workspace as given", _nop),
         Driver("replay", "replay:DIR copies DIR over the workspace", _replay),
+        Driver("command", "command:AGENT.toml runs an agent's command in its image (--sandbox docker)", _command),
     )
 }
 
 
 def resolve_driver(spec: str) -> tuple[Driver, str]:
-    """'oracle', 'nop' or 'replay:DIR' -> (driver, argument)."""
+    """'oracle', 'nop', 'replay:DIR' or 'command:AGENT.toml' -> (driver, argument)."""
     name, _, arg = spec.partition(":")
     driver = DRIVERS.get(name)
     if driver is None:
         raise DriverError(f"unknown agent driver {name!r} (known: {', '.join(sorted(DRIVERS))})")
     if name == "replay" and not arg:
         raise DriverError("the replay driver needs a folder: replay:DIR")
+    if name == "command" and not arg:
+        raise DriverError("the command driver needs an agent file: command:AGENT.toml (docs/sandbox.md)")
     return driver, arg
 
 

@@ -12,6 +12,7 @@ from engine import API_VERSION, ENGINE_VERSION
 from ledger import (
     Ledger,
     LedgerError,
+    ModelFacts,
     Outcome,
     TaskFacts,
     load_artifact,
@@ -34,9 +35,24 @@ def task_facts(task: Task) -> TaskFacts:
 
 
 def record(ledger: Ledger, task: Task, result: GradeResult, deliverable: Path, driver: str,
-           outcome: Outcome = Outcome.COMPLETED) -> str:
-    """Append the attempt, its deliverable (by content hash) and its result; return the result hash."""
-    return record_attempt(ledger, task_facts(task), result.verdict, result.timings, deliverable, driver, outcome)
+           outcome: Outcome = Outcome.COMPLETED, *, usage: Any = None, profile_hash: str | None = None,
+           model: Any = None, edition_id: int | None = None) -> str:
+    """Append the attempt, its deliverable (by content hash) and its result; return the result hash.  `usage`
+    (grader.sandbox.Usage) gives the tokens, cost and tool calls the driver reported (NULL when it did not),
+    `profile_hash` the sandbox profile (None: --sandbox none), `model` (grader.sandbox.ModelInfo) the model."""
+    facts = ModelFacts(model.provider, model.name, model.version, model.reasoning_mode) if model else None
+    return record_attempt(
+        ledger, task_facts(task), result.verdict, result.timings, deliverable, driver, outcome, model=facts,
+        edition_id=edition_id, tokens=(getattr(usage, "tokens_in", None), getattr(usage, "tokens_out", None)),
+        cost_usd=getattr(usage, "cost_usd", None), tool_calls=getattr(usage, "tool_calls", None),
+        profile_hash=profile_hash)
+
+
+def record_filled(ledger: Ledger, task: Task, result: GradeResult, deliverable: Path, filled: Any,
+                  edition_id: int | None = None) -> str:
+    """Record an attempt filled by grader.attempts.fill_workspace (its driver, outcome, usage and profile)."""
+    return record(ledger, task, result, deliverable, filled.driver, Outcome(filled.outcome), usage=filled.usage,
+                  profile_hash=filled.profile_hash, model=filled.model, edition_id=edition_id)
 
 
 def _candidate_suites(held_out: tuple[Path, ...]) -> list[Any]:

@@ -3,7 +3,15 @@ fact enters a hash chain, deliverables are stored once by content hash, and corr
 
 from ._archive import ArchiveError, pack_directory, unpack_archive
 from ._models import FACT_TABLES, Base, Outcome
-from ._records import ModelFacts, TaskFacts, correct_result, load_artifact, record_attempt, result_history
+from ._records import (
+    ModelFacts,
+    TaskFacts,
+    check_profile_pin,
+    correct_result,
+    load_artifact,
+    record_attempt,
+    result_history,
+)
 from ._store import Ledger, LedgerError, default_database_url, result_hash_of, upgrade
 
 __all__ = [
@@ -15,6 +23,7 @@ __all__ = [
     "ModelFacts",
     "Outcome",
     "TaskFacts",
+    "check_profile_pin",
     "correct_result",
     "default_database_url",
     "load_artifact",

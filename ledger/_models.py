@@ -20,7 +20,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Columns added after a table's first audited rows: left out of the row hash while NULL, so that rows audited
+# before the column existed verify unchanged (ledger/_store.py row_dict).
+ADDED_LATER = {"audit_omit_null": True}
 
 
 class Base(DeclarativeBase):
@@ -112,6 +115,10 @@ class AttemptRow(Base):
     cost_usd: Mapped[float | None] = mapped_column(Float, nullable=True)
     artifact_hash: Mapped[str | None] = mapped_column(ForeignKey("artifacts.hash"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    # schema 2 (migration 0002): the agent's tool calls as its driver reported them (NULL when not reported), and
+    # the SHA-256 of the sandbox profile the agent ran under (NULL for --sandbox none)
+    tool_calls: Mapped[int | None] = mapped_column(Integer, nullable=True, info=ADDED_LATER)
+    profile_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, info=ADDED_LATER)
 
 
 class ResultRow(Base):

@@ -17,6 +17,7 @@ from ._models import (
     AttemptRow,
     BatteryRow,
     CorrectionRow,
+    Edition,
     ModelRow,
     Outcome,
     ResultRow,
@@ -54,6 +55,23 @@ def store_artifact(ledger: Ledger, session: Any, deliverable: Path) -> str:
     return digest
 
 
+def _check_profile_pin(session: Any, edition_id: int, profile_hash: str | None) -> None:
+    edition = session.get(Edition, edition_id)
+    if edition is None:
+        raise LedgerError(f"no edition {edition_id} in the ledger")
+    if edition.profile_hash is not None and edition.profile_hash != profile_hash:
+        ran = (f"the attempt's profile is {profile_hash}" if profile_hash
+               else "the attempt has no sandbox profile (--sandbox none)")
+        raise LedgerError(f"edition {edition.name!r} (id {edition_id}) pins sandbox profile {edition.profile_hash};"
+                          f" {ran}: refused")
+
+
+def check_profile_pin(ledger: Ledger, edition_id: int, profile_hash: str | None) -> None:
+    """Refuse (LedgerError naming both hashes) a profile the edition does not pin; before running an attempt."""
+    with ledger.session() as session:
+        _check_profile_pin(session, edition_id, profile_hash)
+
+
 def record_attempt(
     ledger: Ledger,
     facts: TaskFacts,
@@ -67,12 +85,17 @@ def record_attempt(
     edition_id: int | None = None,
     tokens: tuple[int | None, int | None] = (None, None),
     cost_usd: float | None = None,
+    tool_calls: int | None = None,
+    profile_hash: str | None = None,
 ) -> str:
     """Append task, battery, model and artifact facts as needed, the attempt and its result; return the
-    result hash.  One transaction: a writer killed half-way leaves nothing behind."""
+    result hash.  One transaction: a writer killed half-way leaves nothing behind.  An edition that pins a
+    sandbox profile refuses an attempt recorded under another one, or under none."""
     if verdict["task_hash"] != facts.task_hash or verdict["battery_hash"] != facts.battery_hash:
         raise LedgerError("the verdict's task or battery hash does not match the task being recorded")
     with ledger.appending() as session:
+        if edition_id is not None:
+            _check_profile_pin(session, edition_id, profile_hash)
         if session.get(TaskRow, facts.task_hash) is None:
             ledger.append(session, TaskRow(task_hash=facts.task_hash, task_id=facts.task_id, category=facts.category,
                                            difficulty=facts.difficulty, capabilities=list(facts.capabilities),
@@ -96,7 +119,8 @@ def record_attempt(
             id=attempt_id, edition_id=edition_id, model_id=model_id, task_hash=facts.task_hash,
             battery_hash=facts.battery_hash, repetition=repetition, driver=driver, outcome=outcome,
             timings={k: round(v, 6) for k, v in sorted(timings.items())}, tokens_in=tokens[0],
-            tokens_out=tokens[1], cost_usd=cost_usd, artifact_hash=artifact, created_at=now()))
+            tokens_out=tokens[1], cost_usd=cost_usd, artifact_hash=artifact, created_at=now(),
+            tool_calls=tool_calls, profile_hash=profile_hash))
         rhash = result_hash_of(attempt_id, verdict["evidence_digest"], artifact)
         ledger.append(session, ResultRow(
             result_hash=rhash, attempt_id=attempt_id,
@@ -130,7 +154,10 @@ def result_history(ledger: Ledger, prefix: str) -> dict[str, Any]:
     return {
         "result_hash": result.result_hash,
         "attempt": {"id": attempt.id, "driver": attempt.driver, "outcome": attempt.outcome.value,
-                    "artifact_hash": attempt.artifact_hash, "timings": attempt.timings},
+                    "artifact_hash": attempt.artifact_hash, "timings": attempt.timings,
+                    "profile_hash": attempt.profile_hash, "tokens_in": attempt.tokens_in,
+                    "tokens_out": attempt.tokens_out, "cost_usd": attempt.cost_usd,
+                    "tool_calls": attempt.tool_calls},
         "verdict": json.loads(result.verdict),
         "raw_passed": result.passed,
         "corrections": [{"id": c.id, "passed": c.passed, "reason": c.reason, "author": c.author,

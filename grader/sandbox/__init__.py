@@ -1,5 +1,6 @@
 """Per-attempt hardened containers for the agent's generation phase (docs/sandbox.md)."""
 
+from .agent import AgentConfig, AgentConfigError, ModelInfo, load_agent_config
 from .backend import (
     LABEL,
     LABEL_ATTEMPT,
@@ -13,9 +14,13 @@ from .backend import (
     pin_image,
     run_in_sandbox,
 )
-from .drivers import run_driver
+from .drivers import AgentSetup, agent_setup, run_driver
+from .gateway import Gateway, GatewayError, parse_gateway
 from .image import AGENT_UID, ImageError, base_image, rootfs_tar
+from .usage import USAGE_FILE, Usage, parse_usage, read_usage
 
-__all__ = ["AGENT_UID", "LABEL", "LABEL_ATTEMPT", "ImageError", "Limits", "Profile", "SandboxError",
-           "SandboxResult", "base_image", "cleanup", "client", "default_profile", "pin_image", "rootfs_tar",
+__all__ = ["AGENT_UID", "LABEL", "LABEL_ATTEMPT", "USAGE_FILE", "AgentConfig", "AgentConfigError", "AgentSetup",
+           "Gateway", "GatewayError", "ImageError", "Limits", "ModelInfo", "Profile", "SandboxError",
+           "SandboxResult", "Usage", "agent_setup", "base_image", "cleanup", "client", "default_profile",
+           "load_agent_config", "parse_gateway", "parse_usage", "pin_image", "read_usage", "rootfs_tar",
            "run_driver", "run_in_sandbox"]

@@ -1,10 +1,11 @@
 """One hardened Docker container per attempt (docs/sandbox.md).
 
-`run_in_sandbox` mounts a fresh workspace (the only writable bind mount), the task's prompt read-only at /task,
-and optionally a read-only staging folder at /stage; runs one command as the non-root agent user with every
-capability dropped, no new privileges, a read-only root filesystem, size-limited tmpfs for /tmp and home, pids,
-memory (swap equal) and CPU limits, no devices, an init process and no network; kills the container from outside
-when the time limit passes; and always removes it (also on exceptions, Ctrl-C and SIGTERM).
+`run_in_sandbox` mounts a fresh workspace (the deliverable), the task's prompt read-only at /task, optionally a
+read-only staging folder at /stage, and a writable /usage folder outside the deliverable for the driver's usage
+file; runs one command as the non-root agent user with every capability dropped, no new privileges, a read-only
+root filesystem, size-limited tmpfs for /tmp and home, pids, memory (swap equal) and CPU limits, no devices, an
+init process, and no network or only the allow-list gateway (gateway.py); kills the container from outside when
+the time limit passes; and always removes it and its network (also on exceptions, Ctrl-C and SIGTERM).
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .gateway import Gateway, GatewayError, GatewayReport, open_gateway, remove_attempt_networks
 from .image import AGENT_UID, AGENT_USER, REPOSITORY, ImageError, base_image
+from .usage import USAGE_DIR, USAGE_FILE, Usage, read_usage
 
 LABEL = "grader.sandbox"
 LABEL_ATTEMPT = "grader.attempt"
-PROFILE_VERSION = 1
+PROFILE_VERSION = 2
 
 
 class SandboxError(RuntimeError):
@@ -47,19 +50,25 @@ class Limits:
 @dataclass(frozen=True)
 class Profile:
     """What an edition pins about the agent's container.  `image` is a content-addressed reference: the base
-    image's tag is the SHA-256 of its root filesystem; any other image is pinned by its image id."""
+    image's tag is the SHA-256 of its root filesystem; any other image is pinned by its image id.  With a
+    gateway, the network is the attempt's internal network and the allow-list proxy (run from `proxy_image`)."""
 
     image: str
     user: str = f"{AGENT_UID}:{AGENT_UID}"
     limits: Limits = field(default_factory=Limits)
     network: str = "none"
+    gateway: Gateway | None = None
+    proxy_image: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"version": PROFILE_VERSION, "image": self.image, "user": self.user, "limits": asdict(self.limits),
-                "network": self.network, "read_only_rootfs": True, "cap_drop": ["ALL"],
-                "security_opt": ["no-new-privileges"], "init": True, "devices": [],
-                "mounts": {"/workspace": "rw", "/task": "ro", "/stage": "ro", "/tmp": "tmpfs",
-                           f"/home/{AGENT_USER}": "tmpfs"}}
+        out = {"version": PROFILE_VERSION, "image": self.image, "user": self.user, "limits": asdict(self.limits),
+               "network": "gateway" if self.gateway else self.network, "read_only_rootfs": True,
+               "cap_drop": ["ALL"], "security_opt": ["no-new-privileges"], "init": True, "devices": [],
+               "mounts": {"/workspace": "rw", "/task": "ro", "/stage": "ro", USAGE_DIR: "rw", "/tmp": "tmpfs",
+                          f"/home/{AGENT_USER}": "tmpfs"}}
+        if self.gateway:
+            out["gateway"] = self.gateway.as_dict() | {"proxy_image": self.proxy_image}
+        return out
 
     def canonical(self) -> str:
         return json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
@@ -70,7 +79,7 @@ class Profile:
 
 @dataclass
 class SandboxResult:
-    outcome: str                   # completed | agent_error | agent_timeout | infra_error | hung
+    outcome: str                   # completed | agent_error | agent_timeout | infra_error | infra_timeout | hung
     exit_code: int | None
     oom_killed: bool
     timed_out: bool
@@ -81,6 +90,9 @@ class SandboxResult:
     profile_hash: str
     image_id: str | None
     attempt_id: str
+    usage: Usage = field(default_factory=Usage)
+    gateway: dict[str, Any] | None = None
+    environment: list[str] = field(default_factory=list)  # the names passed in, never their values
 
     def summary(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k not in ("logs", "profile")}
@@ -97,8 +109,12 @@ def client() -> Any:
     return c
 
 
-def default_profile(docker_client: Any, limits: Limits | None = None) -> Profile:
-    return Profile(image=base_image(docker_client), limits=limits or Limits())
+def default_profile(docker_client: Any, limits: Limits | None = None, gateway: Gateway | None = None,
+                    image: str | None = None) -> Profile:
+    """The base image (or `image`, pinned by its id) with these limits, and the gateway when one is given."""
+    base = base_image(docker_client)
+    return Profile(image=pin_image(docker_client, image) if image else base, limits=limits or Limits(),
+                   gateway=gateway, proxy_image=base if gateway else "")
 
 
 def pin_image(docker_client: Any, ref: str) -> str:
@@ -166,14 +182,10 @@ def cleanup(docker_client: Any | None = None) -> int:
         with contextlib.suppress(docker.errors.NotFound):
             c.remove(force=True)
             n += 1
-    for net in docker_client.networks.list(filters={"label": LABEL}):
-        with contextlib.suppress(docker.errors.NotFound, docker.errors.APIError):
-            net.remove()
-            n += 1
-    return n
+    return n + remove_attempt_networks(docker_client, LABEL)
 
 
-# --- the run -------------------------------------------------------------------------------------------------
+# --- the run ---------------------------------------------------------------------------------------------------
 
 def _open_to_agent(root: Path) -> None:
     """The agent user owns the workspace (chown when we are root, else world-writable)."""
@@ -192,10 +204,44 @@ def _readable_copy(src: Path, dst: Path) -> None:
             p.chmod(0o755 if p.is_dir() else 0o644)
 
 
+def _mounts(staging: Path, workspace: Path, prompt: Path | None, stage: Path | None) -> dict[str, dict[str, str]]:
+    volumes = {str(workspace): {"bind": "/workspace", "mode": "rw"}}
+    task_dir = staging / "task"
+    task_dir.mkdir(mode=0o755)
+    if prompt is not None:
+        shutil.copyfile(prompt, task_dir / "prompt.md")
+        (task_dir / "prompt.md").chmod(0o644)
+    volumes[str(task_dir)] = {"bind": "/task", "mode": "ro"}
+    if stage is not None:
+        _readable_copy(Path(stage), staging / "stage")
+        volumes[str(staging / "stage")] = {"bind": "/stage", "mode": "ro"}
+    (staging / "usage").mkdir()
+    _open_to_agent(staging / "usage")
+    volumes[str(staging / "usage")] = {"bind": USAGE_DIR, "mode": "rw"}
+    return volumes
+
+
+def _classify(exit_code: int | None, oom: bool, timed_out: bool, hung: bool, time_limit: float,
+              gateway: GatewayReport | None) -> tuple[str, str]:
+    if hung:
+        return "hung", "the container did not stop when killed"
+    if timed_out:
+        outcome, detail = "agent_timeout", f"killed at the time limit ({time_limit:g} s)"
+    elif exit_code == 0:
+        return "completed", ""
+    else:
+        outcome, detail = "agent_error", "killed: out of memory" if oom else f"exit status {exit_code}"
+    infra = gateway.infra_outcome() if gateway else None
+    if gateway and infra:  # the agent failed while its gateway was failing: not the agent's doing
+        return infra, f"{gateway.detail()}; the agent: {detail}"
+    return outcome, detail
+
+
 def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | None = None, stage: Path | None = None,
                    time_limit: float = 1800.0, profile: Profile | None = None, attempt_id: str | None = None,
                    docker_client: Any | None = None, environment: dict[str, str] | None = None) -> SandboxResult:
-    """Run command in a fresh hardened container over workspace (a host folder the caller prepared)."""
+    """Run command in a fresh hardened container over workspace (a host folder the caller prepared).
+    `environment` may hold secrets: only its names are kept in the result."""
     import docker
     import requests
 
@@ -203,10 +249,11 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
     start = time.monotonic()
     profile_dict: dict[str, Any] = profile.as_dict() if profile else {}
     profile_hash = profile.digest() if profile else ""
+    env_names = sorted(environment or {})
 
     def infra(detail: str, image_id: str | None = None) -> SandboxResult:
         return SandboxResult("infra_error", None, False, False, time.monotonic() - start, detail, "",
-                             profile_dict, profile_hash, image_id, attempt_id)
+                             profile_dict, profile_hash, image_id, attempt_id, environment=env_names)
 
     try:
         docker_client = docker_client or client()
@@ -219,38 +266,43 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
     workspace = Path(workspace).resolve()
     staging = Path(tempfile.mkdtemp(prefix="grader-sandbox-"))
     staging.chmod(0o755)
-    volumes = {str(workspace): {"bind": "/workspace", "mode": "rw"}}
-    task_dir = staging / "task"
-    task_dir.mkdir(mode=0o755)
-    if prompt is not None:
-        shutil.copyfile(prompt, task_dir / "prompt.md")
-        (task_dir / "prompt.md").chmod(0o644)
-    volumes[str(task_dir)] = {"bind": "/task", "mode": "ro"}
-    if stage is not None:
-        _readable_copy(Path(stage), staging / "stage")
-        volumes[str(staging / "stage")] = {"bind": "/stage", "mode": "ro"}
-    _open_to_agent(workspace)
+    labels = {LABEL: "1", LABEL_ATTEMPT: attempt_id, "grader.profile": profile_hash}
+    env = {"HOME": f"/home/{AGENT_USER}", "GRADER_WORKSPACE": "/workspace", "GRADER_PROMPT_FILE": "/task/prompt.md",
+           "GRADER_USAGE_FILE": USAGE_FILE, "GRADER_TIME_LIMIT": f"{time_limit:g}", **(environment or {})}
     lim = profile.limits
     timed_out = hung = False
     exit_code: int | None = None
     oom = False
     logs = ""
+    usage = Usage()
+    report: GatewayReport | None = None
     try:
+        volumes = _mounts(staging, workspace, prompt, stage)
+        _open_to_agent(workspace)
         with _terminate_as_interrupt():
+            network = profile.network
+            gateway_run = None
             try:
+                if profile.gateway:
+                    gateway_run = open_gateway(docker_client, profile.gateway, profile.proxy_image or profile.image,
+                                               attempt_id, labels)
+                    network = gateway_run.network_name
+                    env |= profile.gateway.environment()
                 container = docker_client.containers.create(
                     profile.image, list(command), name=f"grader-{attempt_id}", user=profile.user,
-                    working_dir="/workspace", environment=environment or {},
-                    labels={LABEL: "1", LABEL_ATTEMPT: attempt_id, "grader.profile": profile_hash},
+                    working_dir="/workspace", environment=env, labels=labels,
                     cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True, init=True,
-                    network_mode=profile.network, devices=[], privileged=False, ipc_mode="none",
+                    network_mode=network, devices=[], privileged=False, ipc_mode="none",
                     volumes=volumes,
                     tmpfs={"/tmp": f"rw,nosuid,nodev,noexec,size={lim.tmp_bytes}",
                            f"/home/{AGENT_USER}": f"rw,nosuid,nodev,size={lim.home_bytes},uid={AGENT_UID},"
                                                   f"gid={AGENT_UID},mode=700"},
                     pids_limit=lim.pids, mem_limit=lim.memory_bytes, memswap_limit=lim.memory_bytes,
-                    nano_cpus=lim.nano_cpus, stdin_open=False, tty=False)
+                    nano_cpus=lim.nano_cpus, stdin_open=False, tty=False,
+                    log_config={"type": "json-file", "config": {"max-size": "10m"}})  # its output: bounded
                 container.start()
+            except GatewayError as exc:
+                return infra(f"gateway: {exc}", image_id)
             except docker.errors.DockerException as exc:
                 return infra(f"{type(exc).__name__}: {exc}", image_id)
             try:
@@ -269,20 +321,17 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
                 logs = container.logs(tail=200).decode("utf-8", "replace")
             except docker.errors.DockerException:
                 pass
+            if gateway_run is not None:
+                report = gateway_run.report()
+            if not hung:
+                usage = read_usage(staging / "usage")
     finally:
         with _signals_deferred():
             with contextlib.suppress(Exception):
                 remove_attempt_containers(docker_client, attempt_id)
+            with contextlib.suppress(Exception):
+                remove_attempt_networks(docker_client, f"{LABEL_ATTEMPT}={attempt_id}")
             shutil.rmtree(staging, ignore_errors=True)
-    wall = time.monotonic() - start
-    if hung:
-        outcome, detail = "hung", "the container did not stop when killed"
-    elif timed_out:
-        outcome, detail = "agent_timeout", f"killed at the time limit ({time_limit:g} s)"
-    elif exit_code == 0:
-        outcome, detail = "completed", ""
-    else:
-        outcome = "agent_error"
-        detail = "killed: out of memory" if oom else f"exit status {exit_code}"
-    return SandboxResult(outcome, exit_code, oom, timed_out, wall, detail, logs, profile_dict, profile_hash,
-                         image_id, attempt_id)
+    outcome, detail = _classify(exit_code, oom, timed_out, hung, time_limit, report)
+    return SandboxResult(outcome, exit_code, oom, timed_out, time.monotonic() - start, detail, logs, profile_dict,
+                         profile_hash, image_id, attempt_id, usage, report.as_dict() if report else None, env_names)

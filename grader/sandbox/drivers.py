@@ -1,29 +1,79 @@
-"""The built-in drivers (oracle, nop, replay:DIR) through the same container path as a real agent."""
+"""Agent drivers in the container: the built-in ones (oracle, nop, replay:DIR) and `command:AGENT.toml` (a real
+agent in its own image) run through the same container path."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.drivers import _copy_tree, staging_source
+from grader.drivers import DriverError, _copy_tree, resolve_driver, staging_source
 from grader.tasks import Task
 
-from .backend import Profile, SandboxResult, run_in_sandbox
+from .agent import AgentConfig, AgentConfigError, ModelInfo, check_env_names, load_agent_config, passed_environment
+from .backend import Limits, Profile, SandboxResult, default_profile, run_in_sandbox
+from .gateway import Gateway
 
 COPY_STAGE = ["sh", "-c", "cp -R /stage/. /workspace/"]
 NOTHING = ["true"]
 
 
-def run_driver(task: Task, workspace: Path, spec: str, *, profile: Profile | None = None,
+@dataclass(frozen=True)
+class AgentSetup:
+    """How one agent runs, whatever the task: its recorded driver name, profile, command and environment.
+    `environment` may hold secrets (--pass-env): it is passed to the container and never written anywhere."""
+
+    spec: str
+    driver: str
+    profile: Profile
+    command: tuple[str, ...] | None = None
+    environment: dict[str, str] = field(default_factory=dict, repr=False)
+    secrets: tuple[str, ...] = ()
+    model: ModelInfo | None = None
+    config: AgentConfig | None = None
+
+    def record(self) -> dict[str, Any]:
+        """What sandbox.json keeps of the setup: names of the passed variables, never their values."""
+        out: dict[str, Any] = {"driver": self.driver, "pass_env": list(self.secrets)}
+        if self.config is not None:
+            out |= {"command": list(self.config.command), "image": self.config.image, "env": dict(self.config.env),
+                    "config": self.config.source}
+        return out
+
+
+def agent_setup(spec: str, docker_client: Any, *, gateway: Gateway | None = None, pass_env: Sequence[str] = (),
+                limits: Limits | None = None) -> AgentSetup:
+    """Resolve a driver spec (oracle | nop | replay:DIR | command:AGENT.toml) into its setup; `gateway` and
+    `pass_env` come from the command line and add to (or, for the gateway, replace) the agent file's."""
+    driver, arg = resolve_driver(spec)
+    try:
+        names = check_env_names(list(pass_env), "--pass-env")
+        config = load_agent_config(Path(arg)) if driver.name == "command" else None
+        if config is not None:
+            names = tuple(sorted({*names, *config.pass_env}))
+        secrets = passed_environment(names)
+    except AgentConfigError as exc:
+        raise DriverError(str(exc)) from None
+    if config is None:
+        return AgentSetup(spec, spec, default_profile(docker_client, limits, gateway), None, secrets, names)
+    profile = default_profile(docker_client, limits or config.limits, gateway or config.gateway, image=config.image)
+    return AgentSetup(spec, config.driver, profile, config.command, dict(config.env) | secrets, names,
+                      config.model, config)
+
+
+def run_driver(task: Task, workspace: Path, spec: str | AgentSetup, *, profile: Profile | None = None,
                attempt_id: str | None = None, time_limit: float | None = None,
                docker_client: Any | None = None, command: Sequence[str] | None = None) -> SandboxResult:
     """A fresh copy of the task's workspace/ in `workspace`, the driver run in a container over it (`command`
     replaces the driver's own command but keeps its mounts: the tests search the filesystem with it)."""
-    stage = staging_source(task, spec)
+    setup = spec if isinstance(spec, AgentSetup) else None
+    name = setup.spec if setup else str(spec)
+    stage = staging_source(task, name)
     workspace.mkdir(parents=True, exist_ok=False)
     _copy_tree(task.paths.workspace, workspace)
-    command = command or (COPY_STAGE if stage else NOTHING)
-    return run_in_sandbox(workspace, command, prompt=task.paths.prompt, stage=stage,
+    own = list(setup.command) if setup and setup.command else (COPY_STAGE if stage else NOTHING)
+    return run_in_sandbox(workspace, command or own, prompt=task.paths.prompt, stage=stage,
                           time_limit=time_limit if time_limit is not None else task.limits.agent_seconds,
-                          profile=profile, attempt_id=attempt_id, docker_client=docker_client)
+                          profile=profile or (setup.profile if setup else None), attempt_id=attempt_id,
+                          docker_client=docker_client, environment=setup.environment if setup else None)

@@ -4,8 +4,8 @@ pins the content.
 
 The tarball is deterministic: sorted entries, zeroed times, root-owned, fixed modes.  It holds /bin/busybox with
 every applet it lists symlinked in /bin (so /bin/sh exists), /etc/passwd and /etc/group with root and the agent
-user (uid/gid 10001, home /home/agent), and the empty mount points /workspace, /task, /stage, /tmp, /home/agent,
-/proc, /sys, /dev.
+user (uid/gid 10001, home /home/agent), and the empty mount points /workspace, /task, /stage, /usage, /tmp,
+/home/agent, /proc, /sys, /dev.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ AGENT_USER = "agent"
 REPOSITORY = "grader-agent-base"
 PASSWD = f"root:x:0:0:root:/root:/bin/sh\n{AGENT_USER}:x:{AGENT_UID}:{AGENT_UID}:agent:/home/{AGENT_USER}:/bin/sh\n"
 GROUP = f"root:x:0:\n{AGENT_USER}:x:{AGENT_UID}:\n"
-DIRS = {"bin": 0o755, "etc": 0o755, "workspace": 0o755, "task": 0o755, "stage": 0o755, "tmp": 0o1777,
+DIRS = {"bin": 0o755, "etc": 0o755, "workspace": 0o755, "task": 0o755, "stage": 0o755, "usage": 0o755, "tmp": 0o1777,
         "home": 0o755, f"home/{AGENT_USER}": 0o755, "proc": 0o755, "sys": 0o755, "dev": 0o755, "root": 0o700}
 
 

@@ -61,7 +61,7 @@ def test_attempt_with_the_oracle_driver_writes_a_verdict(tmp_path: Path) -> None
     proc = grader_cli("attempt", "public/coin-collector", "--agent", "nop", "--runs-dir", str(tmp_path))
     assert proc.returncode == 1
     proc = grader_cli("attempt", "public/coin-collector", "--agent", "telepathy", "--runs-dir", str(tmp_path))
-    assert proc.returncode == 2 and "known: nop, oracle, replay" in proc.stderr
+    assert proc.returncode == 2 and "known: command, nop, oracle, replay" in proc.stderr
 
 
 @pytest.mark.parametrize("task", STARTERS)

@@ -34,8 +34,8 @@ SEARCH = (f"find / \\( -path /proc -o -path /sys \\) -prune -o -type f -print 2>
           f" | xargs grep -l '{PATTERN}' 2>/dev/null; echo searched")
 
 
-@pytest.fixture(scope="module")
-def docker_client() -> Any:
+def connect_docker() -> Any:
+    """The Docker client of the sandbox tests (the other test_sandbox_* modules share these helpers)."""
     try:
         import docker
 
@@ -46,6 +46,20 @@ def docker_client() -> Any:
     return client
 
 
+def assert_no_leftovers(request: pytest.FixtureRequest) -> None:
+    if "docker_client" in request.fixturenames:
+        client = request.getfixturevalue("docker_client")
+        left = client.containers.list(all=True, filters={"label": LABEL})
+        assert left == [], f"containers left behind: {[c.name for c in left]}"
+        networks = client.networks.list(filters={"label": LABEL})
+        assert networks == [], f"networks left behind: {[n.name for n in networks]}"
+
+
+@pytest.fixture(scope="module")
+def docker_client() -> Any:
+    return connect_docker()
+
+
 @pytest.fixture(scope="module")
 def image(docker_client: Any) -> str:
     return base_image(docker_client)
@@ -54,10 +68,7 @@ def image(docker_client: Any) -> str:
 @pytest.fixture(autouse=True)
 def no_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
-    if "docker_client" in request.fixturenames:
-        client = request.getfixturevalue("docker_client")
-        left = client.containers.list(all=True, filters={"label": LABEL})
-        assert left == [], f"containers left behind: {[c.name for c in left]}"
+    assert_no_leftovers(request)
 
 
 def profile(image: str, **limits: Any) -> Profile:
@@ -121,7 +132,7 @@ def test_no_network_to_the_host_loopback_or_anywhere(docker_client: Any, image: 
     script = (
         "nc -l -p 7000 & sleep 0.3; echo ping | nc -w 1 127.0.0.1 7000 && echo CONTROL_OK;"  # the tool works
         f"for a in 127.0.0.1 {gateway} 1.1.1.1 8.8.8.8; do echo x | nc -w 2 $a {port} && echo REACHED $a; done;"
-        "wget -q -T 2 -O - http://1.1.1.1/ && echo REACHED wget;"
+        "echo x | nc -w 2 1.1.1.1 80 && echo REACHED port 80;"  # (this static busybox's wget crashes: not a test)
         "ls /sys/class/net; echo done")
     try:
         result = sh(docker_client, image, tmp_path, script)

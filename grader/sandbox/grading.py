@@ -1,0 +1,164 @@
+"""Grading in a fresh container: `grader grade --in-container` runs L0, L1 and L2 in a container of the grader
+image (runtime.py) that sees the task (without its solutions) and the deliverable read-only, and nothing of the
+agent's container, the host or the network.  The verdict comes back through /out, a mount only the grader's
+process in the container writes (inside.py), never through the container's output; the host then checks it
+against what it computes itself (task, battery and deliverable hashes, engine, evidence digest) before using it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import stat
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from grader.tasks import Task, battery_hash, deliverable_hash, task_hash
+from grader.verdict import GradeResult, engine_info, verify_digest
+
+from .backend import LABEL, SandboxError, _signals_deferred, _terminate_as_interrupt, client
+from .inside import VERDICT_NAME
+from .runtime import GRADER_UID, grader_image
+
+LABEL_GRADING = "grader.grading"
+MAX_VERDICT_BYTES = 64 << 20
+STARTUP_SECONDS = 180.0  # the container, L0 and L1 beside the task's L2 wall time
+TMP_BYTES = 512 << 20
+
+
+class GradingError(SandboxError):
+    """The grading container could not produce a verdict the host accepts."""
+
+
+def check_verdict(task: Task, deliverable: Path, data: bytes) -> GradeResult:
+    """The container's verdict, accepted only when it is about this task, battery and deliverable, from this
+    engine, and its evidence digest matches its content."""
+    from engine import API_VERSION
+
+    try:
+        doc = json.loads(data)
+        verdict, timings = doc["verdict"], {str(k): float(v) for k, v in doc["timings"].items()}
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise GradingError(f"the grading container's verdict is not readable: {exc}") from None
+    expected = {"task_id": task.qualified_id, "task_hash": task_hash(task),
+                "battery_hash": battery_hash(task, API_VERSION), "deliverable_hash": deliverable_hash(deliverable),
+                "engine": engine_info()}
+    for key, value in expected.items():
+        if not isinstance(verdict, dict) or verdict.get(key) != value:
+            got = verdict.get(key) if isinstance(verdict, dict) else None
+            raise GradingError(f"the grading container's verdict has {key} {got!r}, expected {value!r}")
+    if not verify_digest(verdict):
+        raise GradingError("the grading container's verdict does not match its evidence digest")
+    return GradeResult(verdict, timings)
+
+
+def _read_verdict(out: Path) -> bytes | None:
+    try:
+        fd = os.open(out / VERDICT_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(MAX_VERDICT_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_VERDICT_BYTES:
+        raise GradingError(f"the grading container's verdict is larger than {MAX_VERDICT_BYTES} bytes")
+    return data
+
+
+def _stage_task(task: Task, staging: Path) -> Path:
+    """/suite: the suite's suite.toml and a copy of the task folder without solutions/."""
+    suite = staging / "suite"
+    suite.mkdir(mode=0o755)
+    suite_toml = task.paths.root.parent / "suite.toml"
+    if suite_toml.is_file():
+        shutil.copyfile(suite_toml, suite / "suite.toml")
+    shutil.copytree(task.paths.root, suite / task.paths.root.name, symlinks=True,
+                    ignore=lambda d, names: ["solutions"] if Path(d) == task.paths.root else [])
+    for p in [suite, *suite.rglob("*")]:
+        if not p.is_symlink():
+            p.chmod(0o755 if p.is_dir() else 0o644)
+    return suite
+
+
+def _run(task: Task, deliverable: Path, docker_client: Any, args: list[str],
+         entrypoint: list[str] | None) -> tuple[int, str, bytes | None]:
+    """One grading container: (exit status, the tail of its output, what it left in /out/verdict.json)."""
+    import docker
+    import requests
+
+    image = grader_image(docker_client)
+    grading_id = uuid.uuid4().hex
+    staging = Path(tempfile.mkdtemp(prefix="grader-grading-"))
+    staging.chmod(0o755)
+    memory = (2 << 30) + (task.limits.memory_mb << 20)
+    limit = task.limits.l2_wall_seconds + STARTUP_SECONDS
+    try:
+        suite = _stage_task(task, staging)
+        out = staging / "out"
+        out.mkdir()
+        if os.geteuid() == 0:
+            os.chown(out, GRADER_UID, GRADER_UID)
+        else:
+            out.chmod(0o777)
+        with _terminate_as_interrupt():
+            try:
+                container = docker_client.containers.create(
+                    image, args, entrypoint=entrypoint, name=f"grader-grading-{grading_id}",
+                    user=f"{GRADER_UID}:{GRADER_UID}", labels={LABEL: "1", LABEL_GRADING: grading_id},
+                    cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True, init=True,
+                    network_mode="none", devices=[], privileged=False, ipc_mode="none",
+                    volumes={str(suite): {"bind": "/suite", "mode": "ro"},
+                             str(deliverable.resolve()): {"bind": "/deliverable", "mode": "ro"},
+                             str(out): {"bind": "/out", "mode": "rw"}},
+                    tmpfs={"/tmp": f"rw,nosuid,nodev,noexec,size={TMP_BYTES}"},
+                    pids_limit=256, mem_limit=memory, memswap_limit=memory, nano_cpus=2_000_000_000)
+                container.start()
+                status = int(container.wait(timeout=limit)["StatusCode"])
+                logs = container.logs(tail=40).decode("utf-8", "replace")
+            except requests.exceptions.RequestException:
+                raise GradingError(f"the grading container ran past {limit:g} s and was removed") from None
+            except docker.errors.DockerException as exc:
+                raise GradingError(f"the grading container failed: {exc}") from None
+        return status, logs, _read_verdict(out)
+    finally:
+        with _signals_deferred():
+            for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL_GRADING}={grading_id}"}):
+                with contextlib.suppress(docker.errors.DockerException):
+                    c.remove(force=True)
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _folder(deliverable: Path) -> Path:
+    deliverable = Path(deliverable)
+    if not deliverable.is_dir() or deliverable.is_symlink():
+        raise GradingError(f"{deliverable}: grading in a container needs a deliverable folder")
+    return deliverable
+
+
+def grade_in_container(task: Task, deliverable: Path, *, docker_client: Any = None) -> GradeResult:
+    """Grade `deliverable` in a fresh container of the grader image; the host checks the verdict it returns."""
+    deliverable = _folder(deliverable)
+    start = time.monotonic()
+    status, logs, data = _run(task, deliverable, docker_client or client(), [task.paths.root.name], None)
+    if status != 0 or data is None:
+        raise GradingError(f"the grading container exited with status {status} and no verdict: {logs[-2000:]}")
+    result = check_verdict(task, deliverable, data)
+    result.timings["container"] = time.monotonic() - start
+    return result
+
+
+def probe_grading_container(task: Task, deliverable: Path, code: str, *,
+                            docker_client: Any = None) -> tuple[int, str]:
+    """Run Python `code` instead of the grader, with the same image, mounts and settings (the tests prove the
+    container's isolation with it): (exit status, the tail of its output)."""
+    status, logs, _ = _run(task, _folder(deliverable), docker_client or client(), ["-c", code], ["python3"])
+    return status, logs

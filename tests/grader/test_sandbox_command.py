@@ -1,0 +1,157 @@
+"""The `command` driver on real containers: an agent image built FROM the sandbox base runs its own command; API
+keys pass by name and their values are found nowhere the grader writes; the usage file is read into the ledger
+(malformed: NULL and a warning, not a crash) and is no part of the deliverable; an edition that pins a profile
+refuses another before the agent runs.
+
+These tests never skip under CI (CI=true): a machine without Docker fails them loudly.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tarfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.sandbox import base_image
+from ledger import Ledger
+from ledger._models import Edition
+from ledger._store import now
+from tests.grader.test_sandbox_docker import assert_no_leftovers, connect_docker
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET, TOKEN = "sk-test-7d1e0c5a9b3f", "tok-test-41c8e2d0"
+AGENT_SCRIPT = r"""
+echo "key=$TEST_AGENT_KEY token=$TEST_AGENT_TOKEN mode=$MODE"
+test -r /task/prompt.md || exit 4
+mkdir -p /workspace/scripts
+cat > /workspace/scripts/main.lua <<'LUA'
+function Start()
+  local scene = Scene()
+  local box = scene:CreateChild("Box")
+  box.position = Vector3(3, 0, 0)
+end
+LUA
+case "$MODE" in
+  good) echo '{"version": 1, "tokens_in": 1200, "tokens_out": 340, "cost_usd": 0.0123, "tool_calls": 17}' ;;
+  bad) echo '{"tokens_in": "many", "tool_calls": 3}' ;;
+esac > "$GRADER_USAGE_FILE"
+"""
+
+
+@pytest.fixture(scope="module")
+def docker_client() -> Any:
+    return connect_docker()
+
+
+@pytest.fixture(autouse=True)
+def no_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    assert_no_leftovers(request)
+
+
+@pytest.fixture(scope="module")
+def agent_image(docker_client: Any) -> Iterator[str]:
+    """A real agent's image, built the way docs/sandbox.md tells a user to: FROM the base, its command added."""
+    files = {"Dockerfile": f"FROM {base_image(docker_client)}\nCOPY run.sh /agent/run.sh\n".encode(),
+             "run.sh": AGENT_SCRIPT.encode()}
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+    buf.seek(0)
+    tag = f"grader-test-agent:{os.getpid()}"
+    docker_client.images.build(fileobj=buf, custom_context=True, tag=tag, rm=True, forcerm=True)
+    yield tag
+    docker_client.images.remove(tag, force=True)
+
+
+def _agent_file(tmp_path: Path, image: str, name: str, mode: str) -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(f'name = "{name}"\nimage = "{image}"\ncommand = ["sh", "/agent/run.sh"]\n'
+                    f'pass_env = ["TEST_AGENT_KEY"]\nenv = {{ MODE = "{mode}" }}\n\n'
+                    '[model]\nprovider = "test"\nname = "fake-model"\nversion = "1"\n')
+    return path
+
+
+def _attempt(task: Path, agent: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "TEST_AGENT_KEY": SECRET, "TEST_AGENT_TOKEN": TOKEN}
+    return subprocess.run([sys.executable, "-m", "grader", "attempt", str(task), "--agent", f"command:{agent}",
+                           "--sandbox", "docker", "--pass-env", "TEST_AGENT_TOKEN", "--runs-dir",
+                           str(tmp_path / "runs"), "--database", f"sqlite:///{tmp_path / 'ledger.db'}", "--json",
+                           *extra], capture_output=True, text=True, cwd=ROOT, env=env, check=False, timeout=180)
+
+
+def _attempt_row(tmp_path: Path, result_hash: str) -> dict[str, Any]:
+    con = sqlite3.connect(tmp_path / "ledger.db")
+    con.row_factory = sqlite3.Row
+    row = con.execute("SELECT a.*, m.name AS model FROM attempts a JOIN results r ON r.attempt_id = a.id "
+                      "LEFT JOIN models m ON m.id = a.model_id WHERE r.result_hash = ?", (result_hash,)).fetchone()
+    con.close()
+    return dict(row)
+
+
+def test_a_real_agent_runs_in_its_image_and_reports_its_usage(docker_client: Any, agent_image: str,
+                                                              make_task: Callable[..., Path], tmp_path: Path) -> None:
+    task = make_task()
+    proc = _attempt(task, _agent_file(tmp_path, agent_image, "tester", "good"), tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["verdict"]["passed"] and out["driver"] == "command:tester" and out["outcome"] == "completed"
+    assert out["usage"] == {"tokens_in": 1200, "tokens_out": 340, "cost_usd": 0.0123, "tool_calls": 17,
+                            "warnings": []}
+    row = _attempt_row(tmp_path, out["result_hash"])
+    assert (row["driver"], row["tokens_in"], row["tokens_out"], row["cost_usd"], row["tool_calls"], row["model"]) \
+        == ("command:tester", 1200, 340, 0.0123, 17, "fake-model")
+    attempt_dir = Path(out["attempt_dir"])
+    sandbox = json.loads((attempt_dir / "sandbox.json").read_text())
+    assert row["profile_hash"] == out["profile_hash"] == sandbox["profile_hash"]
+    assert sandbox["profile"]["image"] == docker_client.images.get(agent_image).id  # pinned by image id
+    assert sandbox["environment"] == ["MODE", "TEST_AGENT_KEY", "TEST_AGENT_TOKEN"]
+    assert sandbox["agent"]["pass_env"] == ["TEST_AGENT_KEY", "TEST_AGENT_TOKEN"]
+    log = (attempt_dir / "agent.log").read_text()
+    assert "key=[TEST_AGENT_KEY redacted] token=[TEST_AGENT_TOKEN redacted] mode=good" in log  # it did get them
+    written = [p for p in [*tmp_path.rglob("*"), *attempt_dir.rglob("*")] if p.is_file()]
+    for secret in (SECRET, TOKEN):
+        assert secret not in proc.stdout and secret not in proc.stderr
+        assert [p for p in written if secret.encode() in p.read_bytes()] == []  # ledger.db included
+    assert not list((attempt_dir / "workspace").rglob("usage*")), "the usage file is no part of the deliverable"
+    l0 = {c["name"]: c["passed"] for c in out["verdict"]["levels"]["L0"]["checks"]}
+    assert all(l0.values())
+
+
+def test_a_malformed_usage_file_is_a_warning_and_null(docker_client: Any, agent_image: str,
+                                                      make_task: Callable[..., Path], tmp_path: Path) -> None:
+    proc = _attempt(make_task(), _agent_file(tmp_path, agent_image, "tester-bad", "bad"), tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert ("Warning: /usage/usage.json: field 'tokens_in': expected an integer from 0 to 2147483647, got "
+            '"many"; recorded as NULL') in proc.stderr
+    out = json.loads(proc.stdout)
+    row = _attempt_row(tmp_path, out["result_hash"])
+    assert (row["tokens_in"], row["tokens_out"], row["cost_usd"], row["tool_calls"]) == (None, None, None, 3)
+
+
+def test_an_edition_pinning_another_profile_refuses_before_the_agent_runs(
+        docker_client: Any, agent_image: str, make_task: Callable[..., Path], tmp_path: Path) -> None:
+    task, agent = make_task(), _agent_file(tmp_path, agent_image, "tester", "none")
+    ledger = Ledger(f"sqlite:///{tmp_path / 'ledger.db'}")
+    with ledger.appending() as session:
+        pinned = Edition(name="pinned", engine_version="x", dataset_version="1", dataset_hash="0" * 64,
+                         profile_hash="f" * 64, root_seed=1, created_at=now())
+        ledger.append(session, pinned)
+    ledger.close()
+    proc = _attempt(task, agent, tmp_path, "--edition", str(pinned.id))
+    assert proc.returncode == 2
+    assert f"Error: edition 'pinned' (id {pinned.id}) pins sandbox profile {'f' * 64}; the attempt's profile is " \
+           in proc.stderr
+    assert not (tmp_path / "runs").exists(), "refused before any attempt ran"

@@ -1,0 +1,110 @@
+"""Grading in a fresh container (`grader grade --in-container`): the same verdicts as on the host, digest for
+digest; the container sees the deliverable read-only, no network, no solutions, nothing of the host; the verdict
+comes through /out (a game printing a fake verdict changes nothing) and the host refuses one that is not about
+what it asked.
+
+The container tests never skip under CI (CI=true): a machine without Docker fails them loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.pipeline import grade
+from grader.sandbox.grading import GradingError, check_verdict, probe_grading_container
+from grader.tasks import find_task
+from tests.grader.test_sandbox_docker import assert_no_leftovers, connect_docker
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def docker_client() -> Any:
+    return connect_docker()
+
+
+@pytest.fixture(autouse=True)
+def no_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    assert_no_leftovers(request)
+
+
+def _grade_cli(task: Path, deliverable: Path, tmp_path: Path) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, "-m", "grader", "grade", str(task), str(deliverable), "--in-container",
+                           "--database", f"sqlite:///{tmp_path / 'ledger.db'}", "--json"], capture_output=True,
+                          text=True, cwd=ROOT, check=False, timeout=600)
+    assert proc.returncode in (0, 1), proc.stderr
+    out: dict[str, Any] = json.loads(proc.stdout)
+    return out
+
+
+def test_the_container_gives_the_hosts_verdicts(docker_client: Any, make_task: Callable[..., Path],
+                                                tmp_path: Path) -> None:
+    root = make_task()
+    wrong = root / "solutions" / "wrong-x"
+    main = wrong / "scripts" / "main.lua"  # a game that prints a verdict of its own: it is evidence, not a verdict
+    main.write_text(main.read_text() + 'print(\'{"verdict": {"passed": true}, "timings": {}}\')\n')
+    task = find_task(str(root))
+    for solution, passed in ((root / "solutions" / "oracle", True), (wrong, False)):
+        out = _grade_cli(root, solution, tmp_path)
+        assert out["verdict"]["passed"] is passed
+        assert out["verdict"] == grade(task, solution).verdict  # the same evidence, digest for digest
+        assert out["result_hash"] and "container" in out["timings"]
+
+
+ISOLATION = r"""
+import os, socket
+print("uid", os.getuid(), "caps", [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")])
+for path in ("/deliverable/new.lua", "/suite/x", "/opt/grader/x", "/x"):
+    try:
+        open(path, "w").close(); print("WROTE", path)
+    except OSError:
+        pass
+print("solutions", sorted(os.listdir("/suite/tiny")))
+print("deliverable", sorted(os.listdir("/deliverable")))
+print("net", sorted(os.listdir("/sys/class/net")))
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=2); print("REACHED")
+except OSError:
+    pass
+print("root", sorted(os.listdir("/")))
+"""
+
+
+def test_the_grading_container_sees_only_the_task_and_the_deliverable(docker_client: Any,
+                                                                      make_task: Callable[..., Path]) -> None:
+    root = make_task()
+    status, logs = probe_grading_container(find_task(str(root)), root / "solutions" / "oracle", ISOLATION,
+                                           docker_client=docker_client)
+    assert status == 0, logs
+    assert "uid 10002 caps ['0000000000000000']" in logs
+    assert "WROTE" not in logs and "REACHED" not in logs, logs
+    assert "solutions ['battery', 'prompt.md', 'task.toml', 'workspace']" in logs
+    assert "deliverable ['scripts']" in logs and "net ['lo']" in logs
+    top = set(json.loads(logs.split("root ")[1].splitlines()[0].replace("'", '"')))
+    assert top <= {".dockerenv", "bin", "dev", "deliverable", "etc", "lib", "lib64", "opt", "out", "proc", "root",
+                   "sbin", "suite", "sys", "tmp", "usr"}, top
+    assert not {"workspace", "task", "stage", "usage", "home"} & top  # nothing of the agent's container
+
+
+def test_the_host_refuses_a_verdict_about_something_else(make_task: Callable[..., Path]) -> None:
+    root = make_task()
+    task = find_task(str(root))
+    oracle, wrong = root / "solutions" / "oracle", root / "solutions" / "wrong-x"
+    result = grade(task, wrong)
+    good = json.dumps({"verdict": result.verdict, "timings": result.timings}).encode()
+    assert check_verdict(task, wrong, good).verdict == result.verdict
+    with pytest.raises(GradingError, match="deliverable_hash"):
+        check_verdict(task, oracle, good)  # a verdict about another deliverable
+    forged = dict(result.verdict, passed=True)
+    with pytest.raises(GradingError, match="does not match its evidence digest"):
+        check_verdict(task, wrong, json.dumps({"verdict": forged, "timings": {}}).encode())
+    with pytest.raises(GradingError, match="not readable"):
+        check_verdict(task, wrong, b"{}")
