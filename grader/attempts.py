@@ -18,7 +18,14 @@ INFRA_OUTCOMES = ("infra_error", "infra_timeout", "hung")
 
 class SandboxInfraError(RuntimeError):
     """The sandbox itself failed (infra_error, infra_timeout) or a container would not stop (hung): not the
-    agent's doing; the attempt is neither graded nor recorded, and may be retried."""
+    agent's doing; the attempt is not graded, is recorded without a result, and may be retried."""
+
+    def __init__(self, message: str, outcome: str = "infra_error", profile_hash: str | None = None,
+                 seconds: float | None = None) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+        self.profile_hash = profile_hash
+        self.seconds = seconds
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,8 @@ def fill_workspace(task: Task, workspace: Path, agent: PreparedAgent, attempt_id
         + "\n")
     (workspace.parent / "agent.log").write_text(_redact(sandboxed.logs, secrets))
     if sandboxed.outcome in INFRA_OUTCOMES:
-        raise SandboxInfraError(f"sandbox {sandboxed.outcome}: {sandboxed.detail}")
+        raise SandboxInfraError(f"sandbox {sandboxed.outcome}: {sandboxed.detail}", sandboxed.outcome,
+                                sandboxed.profile_hash, sandboxed.wall_seconds)
     usage = sandboxed.usage
     return Filled(sandboxed.outcome, agent.driver, sandboxed.profile_hash, usage, setup.model, list(usage.warnings),
                   {"outcome": sandboxed.outcome, "profile_hash": sandboxed.profile_hash,

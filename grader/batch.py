@@ -25,16 +25,25 @@ class AttemptSummary:
     result_hash: str | None
     outcome: str = "completed"
     warnings: tuple[str, ...] = ()
+    infra_failures: int = 0        # sandbox failures before this attempt ran (each recorded, never counted)
+
+
+DEFAULT_INFRA_RETRIES = 2
 
 
 def run_batch(tasks: list[Task], agents: Sequence[Any], runs_dir: Path,
               progress: Callable[[str], None] | None = None, ledger: Any = None,
-              sandbox: str = "none", options: Any = None, edition_id: int | None = None) -> list[AttemptSummary]:
+              sandbox: str = "none", options: Any = None, edition_id: int | None = None,
+              infra_retries: int = DEFAULT_INFRA_RETRIES) -> list[AttemptSummary]:
     """Attempt and grade every task with every agent (a driver spec, or a grader.attempts.PreparedAgent); record
     each result when a ledger is given.  `options` (grader.attempts.AttemptOptions) overrides `sandbox` and adds
-    the gateway and --pass-env."""
-    from .attempts import AttemptOptions, fill_workspace, prepare_agent
-    from .recording import record_filled
+    the gateway and --pass-env.
+
+    A sandbox failure (infra_error, infra_timeout, hung) is recorded without a result and the attempt is run
+    again, as the same repetition, up to `infra_retries` more times; one that still fails is summarised with its
+    infra outcome and no verdict, and the batch goes on.  Agent outcomes are never retried."""
+    from .attempts import AttemptOptions, SandboxInfraError, fill_workspace, prepare_agent
+    from .recording import record_filled, record_infra
 
     options = options or AttemptOptions(sandbox=sandbox)
     for agent in agents:
@@ -50,9 +59,25 @@ def run_batch(tasks: list[Task], agents: Sequence[Any], runs_dir: Path,
     batch_dir = runs_dir / f"batch-{uuid.uuid4().hex[:12]}"
     for agent in prepared:
         for task in tasks:
-            attempt_dir = batch_dir / agent.spec.replace(":", "_").replace("/", "_") / f"{task.suite}-{task.id}"
-            attempt_id = uuid.uuid4().hex
-            filled = fill_workspace(task, attempt_dir / "workspace", agent, attempt_id)
+            base_dir = batch_dir / agent.spec.replace(":", "_").replace("/", "_") / f"{task.suite}-{task.id}"
+            failures: list[SandboxInfraError] = []
+            while True:
+                attempt_dir = base_dir if not failures else base_dir.with_name(f"{base_dir.name}-retry{len(failures)}")
+                try:
+                    filled = fill_workspace(task, attempt_dir / "workspace", agent, uuid.uuid4().hex)
+                    break
+                except SandboxInfraError as exc:
+                    failures.append(exc)
+                    if ledger is not None:
+                        record_infra(ledger, task, exc, agent, edition_id)
+                    if progress:
+                        progress(f"{agent.spec} {task.qualified_id}: {exc}")
+                    if len(failures) > infra_retries:
+                        break
+            if len(failures) > infra_retries:
+                out.append(AttemptSummary(agent.spec, task.qualified_id, False, None, "", "", None,
+                                          failures[-1].outcome, (str(failures[-1]),), len(failures)))
+                continue
             result = grade(task, attempt_dir / "workspace")
             verdict_path = attempt_dir / "verdict.json"
             verdict_path.write_text(result.to_json() + "\n")
@@ -61,7 +86,7 @@ def run_batch(tasks: list[Task], agents: Sequence[Any], runs_dir: Path,
                            if ledger else None)
             out.append(AttemptSummary(agent.spec, task.qualified_id, v["passed"], v["first_failed_level"],
                                       v["evidence_digest"], str(verdict_path), result_hash, filled.outcome,
-                                      tuple(filled.warnings)))
+                                      tuple(filled.warnings), len(failures)))
             if progress:
                 progress(f"{agent.spec} {task.qualified_id}: {'pass' if v['passed'] else 'fail'}")
     return out

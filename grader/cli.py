@@ -294,7 +294,7 @@ def attempt(task_ref: str, agent: str, runs_dir: Path, sandbox: str, gateway: st
             edition_id: int | None, database: str | None, no_record: bool, as_json: bool) -> None:
     from .attempts import SandboxInfraError, fill_workspace
     from .pipeline import grade as run_grade
-    from .recording import record_filled
+    from .recording import record_filled, record_infra
 
     task = find_task(task_ref)
     ledger = None if no_record else open_ledger(database)
@@ -305,7 +305,9 @@ def attempt(task_ref: str, agent: str, runs_dir: Path, sandbox: str, gateway: st
     try:
         filled = fill_workspace(task, workspace, prepared, attempt_id)
     except SandboxInfraError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        if ledger is not None:   # on the record, never counted: run it again with the same command
+            record_infra(ledger, task, exc, prepared, edition_id)
+        click.echo(f"Error: {exc} (recorded without a result; not graded)", err=True)
         sys.exit(2)
     for warning in filled.warnings:
         click.echo(f"Warning: {warning}", err=True)
@@ -338,20 +340,25 @@ def sandbox_cleanup() -> None:
 
 
 @cli.command("run", help="The main job: every task of a suite attempted by agent drivers, graded and summarised.\n\n"
-             "Verdicts are written under runs/ and recorded in the ledger. Exit 0 when every attempt completed, "
-             "2 on bad input or a sandbox infrastructure failure.")
+             "Verdicts are written under runs/ and recorded in the ledger. A sandbox failure (infra_error, "
+             "infra_timeout, hung) is recorded without a result and retried as the same repetition, up to "
+             "--infra-retries times. Exit 0 when every attempt was graded, 2 on bad input or when a sandbox "
+             "failure outlasted its retries.")
 @click.option("--suite", default="public", show_default=True, help="a suite of the repository's batteries/")
 @click.option("--agent", "agents", multiple=True, default=("oracle", "nop"), show_default=True,
               help="an agent driver (repeatable): oracle | nop | replay:DIR | command:AGENT.toml")
 @agent_options
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+@click.option("--infra-retries", type=click.IntRange(0, 10), default=2, show_default=True,
+              help="how many times an attempt the sandbox failed is run again")
 @database_option
 @record_option
 @json_option
 @handle_errors
 def run_suite(suite: str, agents: tuple[str, ...], sandbox: str, gateway: str | None, pass_env: tuple[str, ...],
-              edition_id: int | None, runs_dir: Path, database: str | None, no_record: bool, as_json: bool) -> None:
-    from .attempts import SandboxInfraError
+              edition_id: int | None, runs_dir: Path, infra_retries: int, database: str | None, no_record: bool,
+              as_json: bool) -> None:
+    from .attempts import INFRA_OUTCOMES, SandboxInfraError
     from .batch import run_batch
 
     suites = [s for s in repository_suites() if s.name == suite]
@@ -363,24 +370,31 @@ def run_suite(suite: str, agents: tuple[str, ...], sandbox: str, gateway: str | 
     try:
         with console.status("grading") as status:
             rows = run_batch(task_list, prepared, runs_dir, progress=lambda msg: status.update(msg),
-                             ledger=ledger, edition_id=edition_id)
-    except SandboxInfraError as exc:
+                             ledger=ledger, edition_id=edition_id, infra_retries=infra_retries)
+    except SandboxInfraError as exc:   # the agent's setup (image, Docker) failed before any attempt
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
+    ungraded = [r for r in rows if r.outcome in INFRA_OUTCOMES]
     for r in rows:
         for warning in r.warnings:
-            click.echo(f"Warning: {r.agent} {r.task}: {warning}", err=True)
+            kind = "Error" if r in ungraded else "Warning"
+            click.echo(f"{kind}: {r.agent} {r.task}: {warning}", err=True)
     if as_json:
         emit([r.__dict__ for r in rows])
-        return
+        sys.exit(2 if ungraded else 0)
     table = Table("agent", "task", "verdict", "first failed level")
     for r in rows:
-        table.add_row(r.agent, r.task, "[green]pass[/]" if r.passed else "[red]fail[/]", r.first_failed_level or "-")
+        verdict = (f"[yellow]{r.outcome}[/] (not graded)" if r in ungraded
+                   else "[green]pass[/]" if r.passed else "[red]fail[/]")
+        table.add_row(r.agent, r.task, verdict, r.first_failed_level or "-")
     console.print(table)
     for agent in agents:
-        mine = [r for r in rows if r.agent == agent]
+        mine = [r for r in rows if r.agent == agent and r not in ungraded]
         rate = sum(r.passed for r in mine) / len(mine) if mine else 0.0
-        console.print(f"[bold]{agent}[/]: L2 pass rate {rate:.0%} ({sum(r.passed for r in mine)}/{len(mine)})")
+        lost = sum(r.agent == agent for r in ungraded)
+        console.print(f"[bold]{agent}[/]: L2 pass rate {rate:.0%} ({sum(r.passed for r in mine)}/{len(mine)})"
+                      + (f", {lost} not graded after sandbox failures" if lost else ""))
+    sys.exit(2 if ungraded else 0)
 
 
 @cli.group(help="The ledger: upgrade its schema, verify its audit chain, append corrections.")

@@ -17,6 +17,7 @@ from ledger import (
     TaskFacts,
     load_artifact,
     record_attempt,
+    record_infra_attempt,
     result_history,
     unpack_archive,
 )
@@ -53,6 +54,17 @@ def record_filled(ledger: Ledger, task: Task, result: GradeResult, deliverable: 
     """Record an attempt filled by grader.attempts.fill_workspace (its driver, outcome, usage and profile)."""
     return record(ledger, task, result, deliverable, filled.driver, Outcome(filled.outcome), usage=filled.usage,
                   profile_hash=filled.profile_hash, model=filled.model, edition_id=edition_id)
+
+
+def record_infra(ledger: Ledger, task: Task, error: Any, agent: Any, edition_id: int | None = None) -> str:
+    """Record an attempt the sandbox failed (a grader.attempts.SandboxInfraError for grader.attempts'
+    PreparedAgent `agent`): no deliverable, no result, never counted; returns the attempt id."""
+    model = agent.model
+    facts = ModelFacts(model.provider, model.name, model.version, model.reasoning_mode) if model else None
+    timings = {"agent": float(error.seconds)} if error.seconds is not None else {}
+    return record_infra_attempt(ledger, task_facts(task), Outcome(error.outcome), timings, agent.driver,
+                                model=facts, edition_id=edition_id,
+                                profile_hash=error.profile_hash or agent.profile_hash)
 
 
 def _candidate_suites(held_out: tuple[Path, ...]) -> list[Any]:

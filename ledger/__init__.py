@@ -10,6 +10,7 @@ from ._records import (
     correct_result,
     load_artifact,
     record_attempt,
+    record_infra_attempt,
     result_history,
 )
 from ._store import Ledger, LedgerError, default_database_url, result_hash_of, upgrade
@@ -29,6 +30,7 @@ __all__ = [
     "load_artifact",
     "pack_directory",
     "record_attempt",
+    "record_infra_attempt",
     "result_hash_of",
     "result_history",
     "unpack_archive",

@@ -72,6 +72,59 @@ def check_profile_pin(ledger: Ledger, edition_id: int, profile_hash: str | None)
         _check_profile_pin(session, edition_id, profile_hash)
 
 
+def _append_facts(ledger: Ledger, session: Any, facts: TaskFacts, model: ModelFacts | None) -> int | None:
+    """Append the task, battery and model rows an attempt refers to, when new; return the model's id."""
+    if session.get(TaskRow, facts.task_hash) is None:
+        ledger.append(session, TaskRow(task_hash=facts.task_hash, task_id=facts.task_id, category=facts.category,
+                                       difficulty=facts.difficulty, capabilities=list(facts.capabilities),
+                                       created_at=now()))
+    if session.get(BatteryRow, facts.battery_hash) is None:
+        ledger.append(session, BatteryRow(battery_hash=facts.battery_hash, task_id=facts.task_id,
+                                          api_version=facts.api_version, created_at=now()))
+    if model is None:
+        return None
+    row = session.execute(select(ModelRow).where(
+        ModelRow.provider == model.provider, ModelRow.name == model.name, ModelRow.version == model.version,
+        ModelRow.reasoning_mode == model.reasoning_mode)).scalar_one_or_none()
+    if row is None:
+        row = ModelRow(provider=model.provider, name=model.name, version=model.version,
+                       reasoning_mode=model.reasoning_mode, created_at=now())
+        ledger.append(session, row)
+    return row.id
+
+
+INFRA_OUTCOMES = (Outcome.INFRA_ERROR, Outcome.INFRA_TIMEOUT, Outcome.HUNG)
+
+
+def record_infra_attempt(
+    ledger: Ledger,
+    facts: TaskFacts,
+    outcome: Outcome,
+    timings: dict[str, float],
+    driver: str,
+    repetition: int = 0,
+    model: ModelFacts | None = None,
+    edition_id: int | None = None,
+    profile_hash: str | None = None,
+) -> str:
+    """Append an attempt the infrastructure failed (infra_error, infra_timeout, hung): no deliverable, no result.
+    It is never counted or timed; it keeps the failure on the record, and a retry under the same repetition is
+    a new attempt.  Returns the attempt id."""
+    if outcome not in INFRA_OUTCOMES:
+        raise LedgerError(f"{outcome}: not an infrastructure outcome ({', '.join(o.value for o in INFRA_OUTCOMES)})")
+    with ledger.appending() as session:
+        if edition_id is not None:
+            _check_profile_pin(session, edition_id, profile_hash)
+        model_id = _append_facts(ledger, session, facts, model)
+        attempt_id = uuid.uuid4().hex
+        ledger.append(session, AttemptRow(
+            id=attempt_id, edition_id=edition_id, model_id=model_id, task_hash=facts.task_hash,
+            battery_hash=facts.battery_hash, repetition=repetition, driver=driver, outcome=outcome,
+            timings={k: round(v, 6) for k, v in sorted(timings.items())}, tokens_in=None, tokens_out=None,
+            cost_usd=None, artifact_hash=None, created_at=now(), tool_calls=None, profile_hash=profile_hash))
+    return attempt_id
+
+
 def record_attempt(
     ledger: Ledger,
     facts: TaskFacts,
@@ -96,23 +149,7 @@ def record_attempt(
     with ledger.appending() as session:
         if edition_id is not None:
             _check_profile_pin(session, edition_id, profile_hash)
-        if session.get(TaskRow, facts.task_hash) is None:
-            ledger.append(session, TaskRow(task_hash=facts.task_hash, task_id=facts.task_id, category=facts.category,
-                                           difficulty=facts.difficulty, capabilities=list(facts.capabilities),
-                                           created_at=now()))
-        if session.get(BatteryRow, facts.battery_hash) is None:
-            ledger.append(session, BatteryRow(battery_hash=facts.battery_hash, task_id=facts.task_id,
-                                              api_version=facts.api_version, created_at=now()))
-        model_id = None
-        if model is not None:
-            row = session.execute(select(ModelRow).where(
-                ModelRow.provider == model.provider, ModelRow.name == model.name, ModelRow.version == model.version,
-                ModelRow.reasoning_mode == model.reasoning_mode)).scalar_one_or_none()
-            if row is None:
-                row = ModelRow(provider=model.provider, name=model.name, version=model.version,
-                               reasoning_mode=model.reasoning_mode, created_at=now())
-                ledger.append(session, row)
-            model_id = row.id
+        model_id = _append_facts(ledger, session, facts, model)
         artifact = store_artifact(ledger, session, deliverable) if deliverable is not None else None
         attempt_id = uuid.uuid4().hex
         ledger.append(session, AttemptRow(
