@@ -81,7 +81,12 @@ def _metrics_of(data: bytes) -> dict[str, Any]:
         ascent, descent, gap = upm * 4 // 5, -(upm // 5), 0
     advances = {int(cp): int(hmtx[name][0]) for cp, name in sorted(cmap.items()) if name in hmtx}
     notdef = int(hmtx[order[0]][0]) if order and order[0] in hmtx else upm // 2
+    # Urho3D's native UI (FontFaceFreeType) also weighs the OS/2 table's ascender and descender
+    os2 = font.get("OS/2") if "OS/2" in font else None
+    os2_ascent = max(int(os2.usWinAscent), int(os2.sTypoAscender)) if os2 is not None else 0
+    os2_descent = max(int(os2.usWinDescent), int(os2.sTypoDescender)) if os2 is not None else 0
     return {"upm": upm, "ascent": ascent, "descent": descent, "line_gap": gap, "notdef": notdef,
+            "os2_ascent": os2_ascent, "os2_descent": os2_descent,
             "advances": advances, "sha256": hashlib.sha256(data).hexdigest(), "glyphs": len(advances)}
 
 

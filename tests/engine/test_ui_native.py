@@ -9,6 +9,7 @@ UIMouseClickEnd on the release).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
@@ -230,6 +231,24 @@ def test_layout_float32_rounding_matches_a_real_float32() -> None:
     assert check(engine.E) == 0
 
 
+def urho_face(point_size: float) -> tuple[int, float]:
+    """Anonymous Pro's 'a' advance and row height at `point_size`, by Urho3D's FreeType rule, read independently
+    of the engine: y_ppem = round(pt * 96 / 72); hinted advances are whole pixels; the row height is hhea's
+    rounded height or OS/2's ascender plus descender, whichever is larger."""
+    from fontTools.ttLib import TTFont
+
+    from engine._fonts import STOCK_FONTS
+
+    font = TTFont(str(STOCK_FONTS["Fonts/Anonymous Pro.ttf"].path))
+    upm, hhea, os2 = font["head"].unitsPerEm, font["hhea"], font["OS/2"]
+    ppem = round(point_size * 96 / 72)
+    scale = ppem / upm
+    ascender = max(math.ceil(hhea.ascent * scale), max(os2.usWinAscent, os2.sTypoAscender) * scale)
+    descender = max(math.floor(hhea.descent * scale), max(os2.usWinDescent, os2.sTypoDescender) * scale)
+    height = max(round((hhea.ascent - hhea.descent + hhea.lineGap) * scale), ascender + descender)
+    return round(font["hmtx"]["a"][0] * scale), height
+
+
 def test_text_sizes_and_layout_min_sizes() -> None:
     engine = ui_game("""
       local t = ui.root:CreateChild("Text", "T")
@@ -241,7 +260,10 @@ def test_text_sizes_and_layout_min_sizes() -> None:
     out = lua("local t = ui.root:GetChild('T'); local two = ui.root:GetChild('Two'); "
               "return {t.width, t.height, t.minWidth, t:IsFixedHeight(), two.height, two.numRows, "
               "t:GetCharPosition(3).x}", engine)
-    assert out == [60, 12, 60, True, 28, 2, 18]
+    advance, row = urho_face(10)            # Anonymous Pro is monospaced: every letter advances alike
+    _, row12 = urho_face(12)                # "Two" has no font: the stock style's Anonymous Pro at 12 pt
+    assert out == [10 * advance, round(row), 10 * advance, True, 2 * round(row12), 2, 3 * advance]
+    assert (advance, round(row), round(row12)) == (7, 13, 17)    # the numbers themselves, for the record
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -569,8 +591,9 @@ def test_list_view_selection_by_click_and_keys() -> None:
     rows = lua("local lv = ui.root:GetChild('List'); local out = {}; "
                "for i = 0, lv.numItems - 1 do out[#out + 1] = lv:GetItem(i).screenPosition.y end; return out",
                engine)
-    assert rows == [12 + 14 * i for i in range(8)]   # panel clip border 2, rows 14 px (text height)
-    click(engine, 20, 12 + 14 * 2 + 3)
+    h = round(urho_face(12)[1])                      # rows are as tall as their text (12 pt Anonymous Pro)
+    assert rows == [12 + h * i for i in range(8)]    # panel clip border 2
+    click(engine, 20, 12 + h * 2 + 3)
     assert events(engine) == [
         "ItemSelected Element=List Selection=2",
         "SelectionChanged Element=List",
@@ -585,7 +608,7 @@ def test_list_view_selection_by_click_and_keys() -> None:
     lua("ui.root:GetChild('List').multiselect = true", engine)
     events(engine)
     engine.queue_input({"kind": "key_down", "key": LCTRL})
-    click(engine, 20, 12 + 14 * 0 + 3)
+    click(engine, 20, 12 + h * 0 + 3)
     engine.queue_input({"kind": "key_up", "key": LCTRL})
     engine.run_frames(1)
     assert lua("local s = ui.root:GetChild('List'):GetSelections(); return s", engine) == [0, 4]
@@ -935,7 +958,8 @@ def test_styles_from_the_game_folder_and_layout_files() -> None:
               g("Big").layoutSpacing, le.maxLength, le.textElement.fontSize, g("Dialog").width,
               g("Ok").width, g("Ok").height, g("Ok").position.x, g("Caption").text, g("Caption").fontSize}
     """, engine)
-    assert out == [40, 3, 120, 50, 0, 3, 3, 8.0, 300, 292, 168, 4, "<styled>", 20.0]
+    caption = round(urho_face(20)[1])      # the 20 pt caption's one row; the button takes the rest of 200 - 2 * 4
+    assert out == [40, 3, 120, 50, 0, 3, 3, 8.0, 300, 292, 192 - caption, 4, "<styled>", 20.0]
     clean(engine)
 
 

@@ -1115,8 +1115,8 @@ M.GetChild = function(self, key, recursive)
 end
 
 ----------------------------------------------------------------------------------------------------
--- UISelectable and Text.  Text metrics are a stand-in until UI text uses real font files: an advance of
--- 0.6 em per character (1 em for wide CJK characters), a row height of 1.2 em, positions rounded to pixels.
+-- UISelectable and Text.  Text is measured from its font file as Urho3D's FreeType faces measure it (whole-pixel
+-- advances at pointSize * 96 / 72 pixels per em; see E.ui_font_face), positions rounded to pixels.
 ----------------------------------------------------------------------------------------------------
 local SEL = class("UISelectable")
 UI_FACTORIES.UISelectable = function(r)
@@ -1156,8 +1156,29 @@ local function codepoints(s)
   end
   return out
 end
-local function advance(r, c) return (is_wide(c) and 1.0 or 0.6) * r.font_size end
-local function row_height(r) return mfloor(r.font_size * 1.2 + 0.5) end
+-- The face a Text measures with: its font resource at its size (engine/lua/runtime/85_nanovg.lua reads the file);
+-- a Text with no font measures as the stock style's Anonymous Pro would.  A font that cannot be read falls back
+-- to a stand-in of 0.6 em per character (1 em when wide) and 1.2 em rows.
+local DEFAULT_UI_FONT = "Fonts/Anonymous Pro.ttf"
+local function face_of(r)
+  local font = r.font and REC[r.font]
+  local name = font and font.name or DEFAULT_UI_FONT
+  if r.face_name ~= name or r.face_size ~= r.font_size then
+    r.face_name, r.face_size = name, r.font_size
+    r.face = E.ui_font_face(name, r.font_size) or false
+  end
+  return r.face
+end
+local function advance(r, c)
+  local face = face_of(r)
+  if face then return E.ui_glyph_advance(face, c) end
+  return (is_wide(c) and 1.0 or 0.6) * r.font_size
+end
+local function row_height(r)
+  local face = face_of(r)
+  if face then return face.row_height end
+  return mfloor(r.font_size * 1.2 + 0.5)
+end
 -- Lay the text out in rows {first char index (0-based), count, width in pixels}, as Text::UpdateText does:
 -- a newline ends a row, a trailing newline adds none, word wrap breaks at the last space that fits.
 local function layout_rows(r)

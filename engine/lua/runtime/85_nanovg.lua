@@ -758,7 +758,7 @@ local function load_font_file(kind, key)
   end
   if m.warning then E.log("WARNING", m.warning) end
   f = {key = ck, upm = m.upm, asc = m.ascent, desc = m.descent, gap = m.line_gap, notdef = m.notdef,
-    adv = m.advances, sha256 = m.sha256}
+    adv = m.advances, sha256 = m.sha256, os2_asc = m.os2_ascent or 0, os2_desc = m.os2_descent or 0}
   f.height = f.asc - f.desc
   FILES[ck] = f
   return f
@@ -1244,6 +1244,56 @@ FUNCTIONS.nvgTextBoxBounds = function(ctx, x, y, break_width, s, a6, a7)
   st.align = old
   bounds[1], bounds[2], bounds[3], bounds[4] = minx, miny, maxx, maxy
   return bounds
+end
+
+-- Native UI text (Text, LineEdit) measures with the same font files, the way Urho3D's FreeType faces do
+-- (UI/FontFaceFreeType.cpp): a face of pointSize is y_ppem = round(pointSize * 96 / 72) pixels, advances are
+-- hinted, so whole pixels; ascender and row height come from hhea, raised by OS/2's win/typo metrics.
+-- Glyphs the font lacks fall back as NanoVG's do (wide ones one em of MiSans' stand-in, others DejaVu Sans).
+local UI_FACES = {}
+local function ui_font_file(name)
+  local fname = normalize(name)
+  local path = E.find_game_file(fname)
+  if path ~= nil then return load_font_file("game", path) end
+  return load_font_file("stock", stock_name(fname))
+end
+function E.ui_font_face(name, point_size)
+  local key = tostring(name) .. "@" .. tostring(point_size)
+  local face = UI_FACES[key]
+  if face ~= nil then return face or nil end
+  local file = ui_font_file(name)
+  if file == nil then
+    UI_FACES[key] = false
+    return nil
+  end
+  local ppem = mfloor(trunc(point_size * 64) * 96 / 72 / 64 + 0.5)
+  local scale = ppem / file.upm
+  local asc = math.ceil(file.asc * scale)
+  local height = mfloor((file.asc - file.desc + file.gap) * scale + 0.5)
+  local os2_asc, os2_desc = file.os2_asc * scale, file.os2_desc * scale
+  local ascender = mmax(asc, os2_asc)
+  local descender = mmax(mfloor(file.desc * scale), os2_desc)
+  face = {file = file, ppem = ppem, ascender = ascender, row_height = mmax(height, ascender + descender), px = {}}
+  UI_FACES[key] = face
+  return face
+end
+function E.ui_glyph_advance(face, cp)
+  local v = face.px[cp]
+  if v ~= nil then return v end
+  local file = face.file
+  local adv, upm = file.adv[cp], file.upm
+  if adv == nil then
+    if is_wide(cp) then
+      adv, upm = WIDE.upm, WIDE.upm
+    else
+      local dv = get_fallback()
+      local a = dv and dv.adv[cp]
+      if a ~= nil then adv, upm = a, dv.upm else adv = file.notdef end
+    end
+  end
+  v = mfloor(adv * face.ppem / upm + 0.5)
+  face.px[cp] = v
+  return v
 end
 
 -- Text measurement for the engine's own users (the battery, tests): the advance of s in a context's style.
