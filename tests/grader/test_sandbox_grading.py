@@ -62,7 +62,7 @@ def test_the_container_gives_the_hosts_verdicts(docker_client: Any, make_task: C
 ISOLATION = r"""
 import os, socket
 print("uid", os.getuid(), "caps", [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")])
-for path in ("/deliverable/new.lua", "/suite/x", "/opt/grader/x", "/x"):
+for path in ("/deliverable/new.lua", "/suite/x", "/opt/grader/x", "/x", "/tmp/x"):
     try:
         open(path, "w").close(); print("WROTE", path)
     except OSError:
@@ -90,7 +90,7 @@ def test_the_grading_container_sees_only_the_task_and_the_deliverable(docker_cli
     assert "deliverable ['scripts']" in logs and "net ['lo']" in logs
     top = set(json.loads(logs.split("root ")[1].splitlines()[0].replace("'", '"')))
     assert top <= {".dockerenv", "bin", "dev", "deliverable", "etc", "lib", "lib64", "opt", "out", "proc", "root",
-                   "sbin", "suite", "sys", "tmp", "usr"}, top
+                   "sbin", "scratch", "suite", "sys", "tmp", "usr"}, top
     assert not {"workspace", "task", "stage", "usage", "home"} & top  # nothing of the agent's container
 
 
