@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import sys
 import uuid
@@ -14,7 +15,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from engine import API_VERSION, SETTINGS, BadInputError, SetupError
+from engine import API_VERSION, ENGINE_VERSION, SETTINGS, BadInputError, SetupError
 
 from .drivers import DriverError
 from .tasks import TaskError, battery_hash, dataset_hash, find_task, repository_suites, task_hash
@@ -255,12 +256,27 @@ def agent_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                         help="docker: the agent runs in a hardened per-attempt container (docs/sandbox.md)")(fn)
 
 
+def _check_edition(ledger: Any, edition_id: int | None, suite: Any) -> None:
+    """An edition pins the engine and the dataset: refuse before any work when either differs."""
+    if edition_id is None:
+        return
+    from ledger import check_edition_pins
+
+    from .tasks import suite_dataset_hash
+
+    if suite is None:
+        raise TaskError("--edition: the task is not part of a known suite, so it cannot match the edition's dataset")
+    check_edition_pins(ledger, edition_id, engine_version=ENGINE_VERSION,
+                       dataset_hash=suite_dataset_hash(suite, API_VERSION))
+
+
 def _prepare(agents: list[str], sandbox: str, gateway: str | None, pass_env: tuple[str, ...],
-             edition_id: int | None, ledger: Any) -> list[Any]:
+             edition_id: int | None, ledger: Any, suite: Any = None) -> list[Any]:
     from .attempts import AttemptOptions, SandboxInfraError, prepare_agent
 
     if edition_id is not None and ledger is None:
         raise TaskError("--edition records under an edition: it cannot go with --no-record")
+    _check_edition(ledger, edition_id, suite)
     options = AttemptOptions(sandbox=sandbox, gateway=gateway, pass_env=pass_env)
     try:
         prepared = [prepare_agent(agent, options) for agent in agents]
@@ -294,11 +310,12 @@ def attempt(task_ref: str, agent: str, runs_dir: Path, sandbox: str, gateway: st
             edition_id: int | None, database: str | None, no_record: bool, as_json: bool) -> None:
     from .attempts import SandboxInfraError, fill_workspace
     from .pipeline import grade as run_grade
-    from .recording import record_filled, record_infra
+    from .recording import record_filled, record_infra, suite_of
 
     task = find_task(task_ref)
     ledger = None if no_record else open_ledger(database)
-    (prepared,) = _prepare([agent], sandbox, gateway, pass_env, edition_id, ledger)
+    suite = suite_of(task) if edition_id is not None else None
+    (prepared,) = _prepare([agent], sandbox, gateway, pass_env, edition_id, ledger, suite)
     attempt_id = uuid.uuid4().hex
     attempt_dir = runs_dir / f"{task.suite}-{task.id}-{attempt_id[:12]}"
     workspace = attempt_dir / "workspace"
@@ -366,7 +383,8 @@ def run_suite(suite: str, agents: tuple[str, ...], sandbox: str, gateway: str | 
         raise TaskError(f"no suite {suite!r} (known: {', '.join(s.name for s in repository_suites())})")
     task_list = list(suites[0].tasks)
     ledger = None if no_record else open_ledger(database)
-    prepared = _prepare(list(agents), sandbox, gateway, pass_env, edition_id, ledger)  # bad input: before any work
+    prepared = _prepare(list(agents), sandbox, gateway, pass_env, edition_id, ledger,  # bad input: before any work
+                        suites[0])
     try:
         with console.status("grading") as status:
             rows = run_batch(task_list, prepared, runs_dir, progress=lambda msg: status.update(msg),
@@ -400,6 +418,80 @@ def run_suite(suite: str, agents: tuple[str, ...], sandbox: str, gateway: str | 
 @cli.group(help="The ledger: upgrade its schema, verify its audit chain, append corrections.")
 def ledger() -> None:
     pass
+
+
+@cli.group(help="Editions: named, pinned runs of the benchmark. An edition pins the engine version, the suite's "
+           "dataset (version and dataset_hash), optionally the sandbox profile, and the root seed of its statistics; "
+           "attempts recorded under it (--edition ID) must match every pin.")
+def edition() -> None:
+    pass
+
+
+def _derived_root_seed(name: str) -> int:
+    """A root seed fixed by the edition's name, so two maintainers creating the same edition agree."""
+    return int.from_bytes(hashlib.sha256(f"grader-edition/{name}".encode()).digest()[:4], "big") & 0x7FFFFFFF
+
+
+@edition.command("create", help="Append a new edition pinned to this engine and a suite's current dataset.\n\n"
+                 "--profile-hash pins a sandbox profile; --profile-of AGENT pins the profile AGENT runs under with "
+                 "--sandbox docker (and --gateway). Without either, attempts of any profile may be recorded.")
+@click.argument("name")
+@click.option("--suite", default="public", show_default=True, help="a suite of the repository's batteries/")
+@click.option("--root-seed", type=click.IntRange(0, 2**31 - 1), default=None,
+              help="the statistics' root seed (default: derived from NAME)")
+@click.option("--profile-hash", default=None, metavar="HEX", help="pin this sandbox profile hash")
+@click.option("--profile-of", default=None, metavar="AGENT", help="pin the docker profile of this agent driver")
+@click.option("--gateway", default=None, metavar="URL", help="with --profile-of: the agent's gateway")
+@database_option
+@json_option
+@handle_errors
+def edition_create(name: str, suite: str, root_seed: int | None, profile_hash: str | None, profile_of: str | None,
+                   gateway: str | None, database: str | None, as_json: bool) -> None:
+    from ledger import SuiteFacts, create_edition
+
+    from .attempts import AttemptOptions, SandboxInfraError, prepare_agent
+    from .tasks import suite_dataset_hash
+
+    found = [s for s in repository_suites() if s.name == suite]
+    if not found:
+        raise TaskError(f"no suite {suite!r} (known: {', '.join(s.name for s in repository_suites())})")
+    if profile_hash and profile_of:
+        raise TaskError("--profile-hash and --profile-of: give one")
+    if profile_of:
+        try:
+            profile_hash = prepare_agent(profile_of, AttemptOptions(sandbox="docker", gateway=gateway)).profile_hash
+        except SandboxInfraError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+    s = found[0]
+    facts = SuiteFacts(s.name, s.version, s.visibility.value, suite_dataset_hash(s, API_VERSION))
+    seed = _derived_root_seed(name) if root_seed is None else root_seed
+    edition_id = create_edition(open_ledger(database), name, facts, ENGINE_VERSION, seed, profile_hash)
+    out = {"id": edition_id, "name": name, "engine_version": ENGINE_VERSION, "dataset_version": s.version,
+           "dataset_hash": facts.dataset_hash, "profile_hash": profile_hash, "root_seed": seed}
+    if as_json:
+        emit(out)
+        return
+    console.print(f"edition {edition_id} [bold]{name}[/]: engine {ENGINE_VERSION}, {s.name} {s.version} "
+                  f"dataset {facts.dataset_hash[:16]}, profile {profile_hash or 'not pinned'}, seed {seed}")
+
+
+@edition.command("list", help="Every edition of the ledger with its pins.")
+@database_option
+@json_option
+@handle_errors
+def edition_list(database: str | None, as_json: bool) -> None:
+    from ledger import list_editions
+
+    rows = list_editions(open_ledger(database))
+    if as_json:
+        emit(rows)
+        return
+    table = Table("id", "name", "engine", "dataset", "profile", "seed")
+    for r in rows:
+        table.add_row(str(r["id"]), r["name"], r["engine_version"], f"{r['dataset_version']} "
+                      f"{r['dataset_hash'][:12]}", (r["profile_hash"] or "-")[:12], str(r["root_seed"]))
+    console.print(table)
 
 
 @ledger.command("upgrade", help="Bring the ledger database to the newest schema (Alembic).")

@@ -75,6 +75,15 @@ def _candidate_suites(held_out: tuple[Path, ...]) -> list[Any]:
     return suites
 
 
+def suite_of(task: Task, held_out: tuple[Path, ...] = ()) -> Any:
+    """The suite (repository or held-out) that holds exactly this task, or None."""
+    wanted = task_hash(task)
+    for suite in _candidate_suites(held_out):
+        if suite.name == task.suite and any(t.id == task.id and task_hash(t) == wanted for t in suite.tasks):
+            return suite
+    return None
+
+
 def find_task_by_hash(task_hash_value: str, held_out: tuple[Path, ...] = ()) -> Task:
     for suite in _candidate_suites(held_out):
         for task in suite.tasks:

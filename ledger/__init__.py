@@ -2,6 +2,7 @@
 fact enters a hash chain, deliverables are stored once by content hash, and corrections are new rows."""
 
 from ._archive import ArchiveError, pack_directory, unpack_archive
+from ._editions import SuiteFacts, check_edition_pins, create_edition, list_editions
 from ._models import FACT_TABLES, Base, Outcome
 from ._records import (
     ModelFacts,
@@ -23,10 +24,14 @@ __all__ = [
     "LedgerError",
     "ModelFacts",
     "Outcome",
+    "SuiteFacts",
     "TaskFacts",
+    "check_edition_pins",
     "check_profile_pin",
     "correct_result",
+    "create_edition",
     "default_database_url",
+    "list_editions",
     "load_artifact",
     "pack_directory",
     "record_attempt",

@@ -1,6 +1,14 @@
 """Tasks: the folder format, loading with precise errors, and the hashes that pin them."""
 
-from ._hash import HASH_FORMAT, battery_hash, dataset_hash, deliverable_hash, task_hash, tree_digest
+from ._hash import (
+    HASH_FORMAT,
+    battery_hash,
+    dataset_hash,
+    deliverable_hash,
+    suite_dataset_hash,
+    task_hash,
+    tree_digest,
+)
 from ._load import TaskError, find_task, load_suite, load_task, repository_suites
 from ._model import Difficulty, Limits, Screen, Suite, Task, TaskPaths, Visibility
 
@@ -21,6 +29,7 @@ __all__ = [
     "load_suite",
     "load_task",
     "repository_suites",
+    "suite_dataset_hash",
     "task_hash",
     "tree_digest",
 ]

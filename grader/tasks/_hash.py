@@ -18,7 +18,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ._model import Task
+from ._model import Suite, Task
 
 HASH_FORMAT = "grader-hash/1"
 
@@ -79,6 +79,11 @@ def dataset_hash(rows: list[tuple[str, str, str]]) -> str:
     """rows: (task_id, task_hash, battery_hash) for every task of a suite."""
     lines = sorted(f"{task_id} {th} {bh}\n" for task_id, th, bh in rows)
     return _sha("".join(lines).encode("utf-8"))
+
+
+def suite_dataset_hash(suite: Suite, api_version: str) -> str:
+    """The dataset_hash of a whole suite: every task's id, task_hash and battery_hash."""
+    return dataset_hash([(t.id, task_hash(t), battery_hash(t, api_version)) for t in suite.tasks])
 
 
 def deliverable_hash(root: Path) -> str:
