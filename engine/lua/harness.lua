@@ -511,6 +511,15 @@ function h.platform_pending() return E.platform.pending() end
 function h.user_id() return E.platform.me end
 
 ----------------------------------------------------------------------------------------------------
+-- video (engine/lua/runtime/66_video.lua, docs/video.md)
+----------------------------------------------------------------------------------------------------
+-- Every VideoPlayer that loaded a source, in the order it first did: {id, source, state (VIDEO_*), state_name,
+-- time, duration, ready, playing, loading, result, result_name, container, video_width, video_height, rate,
+-- volume, muted, loop, loops, updates (Update() calls), texture_width, texture_height, frame_time (the time of
+-- the frame the texture holds, nil before the first Update()), uploads}.  Copies.
+function h.videos() return E.video_players() end
+
+----------------------------------------------------------------------------------------------------
 -- requirements and checks
 ----------------------------------------------------------------------------------------------------
 local function new_check_api(req)
