@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -102,6 +103,9 @@ class Engine:
         self.entry = entry
         self.resolver = ModuleResolver(self.files, [Path(p) for p in lib_dirs])
         self.runtime = _lua.new_runtime(self.settings.memory_limit)
+        self._unmetered_depth = 0
+        self._collect = self.runtime.eval(   # engine code for the budget hook (its chunk name starts @engine/)
+            "load('collectgarbage()', '@engine/collect', 't', {collectgarbage = collectgarbage})")
         config = self.settings.as_dict()
         config["safe_area"] = list(self.settings.safe_area)
         config["entry"] = entry
@@ -114,6 +118,8 @@ class Engine:
             "font_metrics": self._font_metrics,
             "builtin_fonts": sorted(STOCK_FONTS),
             "yoga": YogaHost().lua_api(),
+            "unmeter": self._unmeter,
+            "meter": self._meter,
         }
         self.E = _lua.boot(self.runtime, registry or default_registry(), host)
         self.E.math.randomseed(self.settings.seed)
@@ -121,6 +127,32 @@ class Engine:
         self.E.game_env = self.game_env
         self.E.install_hook()
         self._battery_env: Any = None
+
+    # Memory the engine allocates for itself.  lupa cannot recover from a failed Lua allocation while it converts a
+    # Python value (a returned string or tuple, table_from): the error unwinds through its C code and leaves the
+    # interpreter hung or corrupted.  So every hand-over from Python to Lua runs without the game's memory limit
+    # (the Lua side wraps such host calls in E.host_call); the limit applies again right after, and the game's
+    # next allocation beyond it fails as usual, in Lua.
+    def _unmeter(self) -> None:
+        if self._unmetered_depth == 0:
+            self.runtime.set_max_memory(0)
+        self._unmetered_depth += 1
+
+    def _meter(self) -> None:
+        self._unmetered_depth -= 1
+        if self._unmetered_depth == 0:
+            if self.runtime.get_memory_used() > self.settings.memory_limit:
+                self._collect()   # what the engine made for itself is garbage by now
+            self.runtime.set_max_memory(self.settings.memory_limit)
+
+    @contextmanager
+    def unmetered(self) -> Iterator[None]:
+        """Python driving Lua for the engine's own sake (input, the report): not charged to the game's memory."""
+        self._unmeter()
+        try:
+            yield
+        finally:
+            self._meter()
 
     def _font_metrics(self, kind: str, key: str) -> Any:
         """A font's metrics as a Lua table (read once per font and run; see engine/_fonts.py), or (nil, why)."""
@@ -151,7 +183,8 @@ class Engine:
         self.E.harness.run(seconds)
 
     def queue_input(self, event: dict[str, Any]) -> None:
-        self.E.queue_input(self.runtime.table_from(event))
+        with self.unmetered():
+            self.E.queue_input(self.runtime.table_from(event))
 
     @property
     def frame(self) -> int:
@@ -165,16 +198,21 @@ class Engine:
     def run_battery(self, source: str, chunkname: str) -> bool:
         """Run battery Lua in its privileged environment; False if it could not be loaded or raised."""
         env = self.battery_env()
-        loader = self.runtime.eval(
-            "function(src, name, env) local f, e = load(src, '@' .. name, 't', env); return f, e end"
-        )
-        fn, err = loader(source, chunkname, env)
+        with self.unmetered():
+            loader = self.runtime.eval(
+                "function(src, name, env) local f, e = load(src, '@' .. name, 't', env); return f, e end"
+            )
+            fn, err = loader(source, chunkname, env)
         if fn is None:
             raise BadInputError(f"{chunkname}: {err}")
         return bool(self.E.top(fn))
 
     # Reading results
     def report(self) -> RunReport:
+        with self.unmetered():
+            return self._report()
+
+    def _report(self) -> RunReport:
         state = self.E.state
         missing = self.plain(state.missing_order) or []
         errors = self.plain(state.errors) or []
@@ -215,6 +253,10 @@ class Engine:
         return {"calls": self.plain(evidence.calls) or [], "dropped": int(evidence.dropped)}
 
     def requirements(self) -> list[dict[str, Any]]:
+        with self.unmetered():
+            return self._requirements()
+
+    def _requirements(self) -> list[dict[str, Any]]:
         results = self.E.results
         order = self.plain(results.order) or []
         out = []
@@ -228,4 +270,5 @@ class Engine:
 
     def scene_dump(self) -> list[dict[str, Any]]:
         """Every scene as nested nodes: name, id, local and world transforms, vars, tags, components."""
-        return self.plain(self.E.dump_scenes()) or []
+        with self.unmetered():
+            return self.plain(self.E.dump_scenes()) or []

@@ -16,6 +16,7 @@ ENGINE_LUA_LIB = Path(__file__).resolve().parent / "lua" / "lib"
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
 MAX_FILES = 20_000
+MAX_MODULE_NAME = 1024   # characters of a name given to require
 
 
 def _inside(root: Path, candidate: Path) -> bool:
@@ -53,7 +54,7 @@ def read_tree(root: Path) -> dict[str, bytes]:
 
 def _module_path(name: str) -> str | None:
     """'Game.Player', 'ui/theme', 'scripts/app/router' -> a relative path without extension, or None if unsafe."""
-    if not name or "\\" in name or "\0" in name or name.startswith("/") or ":" in name:
+    if not name or len(name) > MAX_MODULE_NAME or "\\" in name or "\0" in name or name.startswith("/") or ":" in name:
         return None
     if name.endswith(".lua"):
         name = name[:-4]
@@ -76,7 +77,8 @@ class ModuleResolver:
         """(chunkname, source, cache key) or (None, the list of places tried)."""
         path = _module_path(name)
         if path is None:
-            return None, f"\n\tmodule name '{name}' is not allowed"
+            shown = name if len(name) <= 200 else name[:200] + "..."
+            return None, f"\n\tmodule name '{shown}' is not allowed"
         tried: list[str] = []
         for prefix in ("scripts/", ""):
             for suffix in (".lua", "/init.lua"):
@@ -104,7 +106,10 @@ class ModuleResolver:
                 rel = cand + suffix
                 full = root / rel
                 tried.append(f"{label}:{rel}")
-                if full.is_file() and _inside(root, full):
-                    chunk = f"{label}/{rel}"
-                    return chunk, full.read_text(encoding="utf-8", errors="replace"), chunk
+                try:
+                    if full.is_file() and _inside(root, full):
+                        chunk = f"{label}/{rel}"
+                        return chunk, full.read_text(encoding="utf-8", errors="replace"), chunk
+                except OSError:   # a name the file system refuses (too long, ...): not a module of this folder
+                    continue
         return None

@@ -112,6 +112,19 @@ function E.missing(name)
   error(sformat("UrhoX API not implemented by the grader engine: %s", name), 3)
 end
 
+-- Raise `msg` at the game's line: the first caller outside the engine's own Lua.  For argument checks that sit at
+-- different depths below the API function the game called.
+function E.raise_at_game(msg)
+  local level = 2
+  while true do
+    local info = dgetinfo(level, "S")
+    if info == nil then level = 0; break end
+    if info.what == "C" or ssub_(info.source, 1, 8) ~= "@engine/" then break end
+    level = level + 1
+  end
+  error(msg, level)
+end
+
 -- Errors: record with message, traceback and frame.
 local function is_memory_error(err)
   return err == "not enough memory"
@@ -144,6 +157,25 @@ function E.protected(phase, fn, ...)
   state.errors[#state.errors + 1] = {message = err.message, traceback = err.traceback, frame = state.frame,
                                      phase = phase}
   return false
+end
+
+-- Calls into the Python host that hand Lua values back (strings, tables, long tuples) run without the game's
+-- memory limit: lupa cannot recover from an allocation failure while it converts a Python value (engine/_engine.py,
+-- Engine._unmeter).  The limit applies again as soon as the call returns.  A host error reaches the game as text,
+-- never as the Python exception object lupa would hand over.
+local host_unmeter, host_meter = host.unmeter, host.meter
+local function host_done(ok, ...)
+  host_meter()
+  if not ok then
+    local err = ...
+    error(type(err) == "string" and err or "grader: the engine's host failed (" .. tostring(err) .. ")", 0)
+  end
+  return ...
+end
+function E.host_call(fn, ...)
+  if host_unmeter == nil then return fn(...) end
+  host_unmeter()
+  return host_done(raw_pcall(fn, ...))
 end
 
 ----------------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ function E.make_require(G)
       if not utf8.len(name) then
         error(sformat("module '%s' not found: the name is not valid UTF-8", E.clean_string(name)), 2)
       end
-      local chunkname, source, key = E.host.find_module(name)
+      local chunkname, source, key = E.host_call(E.host.find_module, name)
       if chunkname == nil then
         error(sformat("module '%s' not found:%s", name, source), 2)
       end

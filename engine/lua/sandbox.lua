@@ -110,6 +110,25 @@ function E.make_game_env()
   end
 
   local co = copy(coroutine)
+  -- UrhoX's engine is C++: a callback or metamethod the engine calls cannot yield across it ("attempt to yield
+  -- across a C-call boundary").  Here the engine is Lua, so a yield would suspend it halfway (an event half sent,
+  -- a layout half loaded) and leave it so if the coroutine is never resumed: refused the same way.  The sandbox's
+  -- own pcall and xpcall (engine/sandbox.lua) stand for Lua's and let yields through.
+  local co_yield, dgetinfo = coroutine.yield, debug.getinfo
+  local ENGINE_CORE = {["@engine/boot.lua"] = true, ["@engine/bind.lua"] = true, ["@engine/require.lua"] = true}
+  co.yield = function(...)
+    local level = 2
+    while true do
+      local info = dgetinfo(level, "S")
+      if info == nil then break end
+      local source = info.source
+      if ENGINE_CORE[source] or ssub(source, 1, 16) == "@engine/runtime/" then
+        error("attempt to yield across a C-call boundary", 2)
+      end
+      level = level + 1
+    end
+    return co_yield(...)
+  end
   co.create = function(f)
     local c = co_create(f)
     E.install_hook(c)

@@ -289,22 +289,37 @@ function E.has_subscribers(name)
 end
 
 E.event_sender = nil
--- Send `name` with data (a Lua table of fields, or a VariantMap) from `sender` (nil for none).
+-- Events sent from handlers of events: Urho3D has no limit (a handler that sends the event it handles recurses
+-- until the process crashes); here a clear error, well before Lua's C stack limit.
+local MAX_EVENT_DEPTH = 50
+local depth = 0
+function E.events_unwound() depth = 0 end   -- at the top level (E.top) no event is being sent
+-- Send `name` with data (a Lua table of fields, or a VariantMap) from `sender` (nil for none).  The game's
+-- SendEvent calls tail-call this: level 2 is the game's line.
 function E.send_event(name, fields, sender)
+  if type(fields) ~= "table" then
+    error(sformat("bad argument #2 to 'SendEvent' (VariantMap expected, got %s)", type(fields)), 2)
+  end
   local list = subs[name]
   if list == nil or #list == 0 then return end
+  if depth >= MAX_EVENT_DEPTH then
+    error(sformat("SendEvent: events nested deeper than %d levels (sending %s from a handler of the event it "
+      .. "handles?)", MAX_EVENT_DEPTH, tostring(name)), 2)
+  end
   local data = fields
   if not E.is(fields, "VariantMap") then data = E.event_data(name, fields or {}) end
   local hash = E.StringHash_new(name)
   local snapshot = {}
   for i, s in ipairs(list) do snapshot[i] = s end
   local previous_sender = E.event_sender
+  depth = depth + 1
   for _, s in ipairs(snapshot) do
     if s.alive and (s.sender == nil or s.sender == sender) then
       E.event_sender = sender
       E.protected(name, s.fn, hash, data)
     end
   end
+  depth = depth - 1
   E.event_sender = previous_sender
 end
 
@@ -320,7 +335,10 @@ end
 FUNCTIONS.UnsubscribeFromAllEvents = function() return E.unsubscribe_all(GLOBAL_RECEIVER) end
 FUNCTIONS.UnsubscribeFromAllEventsExcept = function(list)
   local except = {}
-  for _, e in ipairs(list or {}) do except[event_name_of(e)] = true end
+  for _, e in ipairs(list or {}) do
+    local name = event_name_of(e)
+    if name ~= nil then except[name] = true end
+  end
   return E.unsubscribe_all(GLOBAL_RECEIVER, except)
 end
 FUNCTIONS.SendEvent = function(event, data) return E.send_event(event_name_of(event), data or {}, nil) end

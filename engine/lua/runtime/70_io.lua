@@ -14,12 +14,49 @@ local function clean(path)
   return path
 end
 
+-- Numbers and strings from the game, converted as tolua converts them (lua_tonumber, lua_tostring); anything else
+-- is the game's error, at the game's line (level 3: the helper, the API function, the game).
+local mtype, mtointeger, mfloor = math.type, math.tointeger, math.floor
+local function arg_error(n, fname, expected, v)
+  local mt = E.dgetmt(v)
+  local got = mt and type(mt.__name) == "string" and mt.__name or type(v)
+  error(string.format("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, got), 4)
+end
+-- An integer from a number: truncated toward zero; NaN is 0, and beyond 64 bits the nearest 64-bit integer.
+local function int_arg(v, fname, n)
+  if mtype(v) == "integer" then return v end
+  if type(v) == "string" then v = tonumber(v) end
+  if type(v) ~= "number" then arg_error(n, fname, "number", v) end
+  if mtype(v) == "integer" then return v end
+  if v ~= v then return 0 end
+  if v >= 9.2233720368547758e18 then return math.maxinteger end
+  if v <= -9.2233720368547758e18 then return math.mininteger end
+  return mtointeger(v >= 0 and mfloor(v) or -mfloor(-v))
+end
+local function num_arg(v, fname, n)
+  if type(v) == "number" then return v end
+  local x = type(v) == "string" and tonumber(v) or nil
+  if x == nil then arg_error(n, fname, "number", v) end
+  return x
+end
+local function str_arg(v, fname, n)
+  local t = type(v)
+  if t == "string" then return v end
+  if t == "number" then return tostring(v) end
+  arg_error(n, fname, "string", v)
+end
+
 local File = class("File")
 local function new_file(rec) return E.new_object("File", rec) end
 function E.open_memory_file(name, data)
   return new_file({name = name, data = data, pos = 0, mode = FILE_READ, open = true})
 end
-local function frec(self) return E.rec(self, "File") end
+local function frec(self)
+  local r = E.REC[self]
+  local mt = E.dgetmt(self)
+  if r == nil or mt == nil or mt.__name ~= "File" then error("invalid 'self' in call to File method", 3) end
+  return r
+end
 local function do_open(r, name, mode)
   name = clean(name)
   mode = mode or FILE_READ
@@ -66,7 +103,11 @@ F.GetName = function(self) return frec(self).name end
 F.GetMode = function(self) return frec(self).mode end
 F.GetSize = function(self) local d = frec(self).data; return d and #d or 0 end
 F.GetPosition = function(self) return frec(self).pos end
-F.Seek = function(self, p) local r = frec(self); r.pos = math.max(0, math.min(p, r.data and #r.data or 0)); return r.pos end
+F.Seek = function(self, p)
+  local r = frec(self)
+  r.pos = math.max(0, math.min(int_arg(p, "Seek", 1), r.data and #r.data or 0))
+  return r.pos
+end
 F.IsEof = function(self) local r = frec(self); return r.data == nil or r.pos >= #r.data end
 F.GetChecksum = function(self)
   local d = frec(self).data or ""
@@ -106,7 +147,7 @@ F.ReadLine = function(self)
   else s = ssub(r.data, r.pos + 1); r.pos = #r.data end
   return (sgsub(s, "\r$", ""))
 end
-F.Read = function(self, n) return read(frec(self), n) end
+F.Read = function(self, n) return read(frec(self), math.max(0, int_arg(n, "Read", 1))) end
 F.ReadBuffer = function(self) local r = frec(self); return read(r, #(r.data or "") - r.pos) end
 F.ReadFileID = function(self) return read(frec(self), 4) end
 F.ReadInt = function(self) local s = read(frec(self), 4); if #s < 4 then return 0 end; return (sunpack("<i4", s)) end
@@ -118,11 +159,12 @@ F.WriteString = function(self, s) return write(frec(self), tostring(s) .. "\0") 
 F.WriteLine = function(self, s) return write(frec(self), tostring(s) .. "\n") > 0 end
 F.Write = function(self, s) return write(frec(self), tostring(s)) end
 F.WriteFileID = function(self, s) return write(frec(self), ssub(tostring(s) .. "    ", 1, 4)) > 0 end
-F.WriteInt = function(self, v) return write(frec(self), spack("<i4", v)) > 0 end
-F.WriteUInt = function(self, v) return write(frec(self), spack("<I4", v)) > 0 end
-F.WriteFloat = function(self, v) return write(frec(self), spack("<f", v)) > 0 end
+-- the low bits of the integer, as C's conversions to a narrower type keep them
+F.WriteInt = function(self, v) return write(frec(self), spack("<I4", int_arg(v, "WriteInt", 1) & 0xffffffff)) > 0 end
+F.WriteUInt = function(self, v) return write(frec(self), spack("<I4", int_arg(v, "WriteUInt", 1) & 0xffffffff)) > 0 end
+F.WriteFloat = function(self, v) return write(frec(self), spack("<f", num_arg(v, "WriteFloat", 1))) > 0 end
 F.WriteBool = function(self, v) return write(frec(self), v and "\1" or "\0") > 0 end
-F.WriteByte = function(self, v) return write(frec(self), schar(v & 255)) > 0 end
+F.WriteByte = function(self, v) return write(frec(self), schar(int_arg(v, "WriteByte", 1) & 255)) > 0 end
 F.WriteBuffer = function(self, s) return write(frec(self), tostring(s)) > 0 end
 
 local FS = class("FileSystem")
@@ -171,7 +213,10 @@ FM.SystemOpen = function() return false end
 FM.ScanDir = function(_, path, filter, flags, recursive)
   path = clean(path)
   if path ~= "" and ssub(path, -1) ~= "/" then path = path .. "/" end
-  local pattern = filter and filter ~= "*" and filter ~= "*.*" and ("%." .. ssub(sgsub(filter, "^%*%.", ""), 1) .. "$")
+  if filter ~= nil then filter = str_arg(filter, "ScanDir", 2) end
+  -- "*.ext" matches the extension; the game's text is matched literally, never as a Lua pattern
+  local pattern = filter and filter ~= "*" and filter ~= "*.*" and
+    ("%." .. sgsub(sgsub(filter, "^%*%.", ""), "%p", "%%%0") .. "$")
   local out = {}
   for _, k in ipairs(E.sorted_keys(vfs)) do
     if ssub(k, 1, #path) == path then
@@ -197,7 +242,9 @@ FUNCTIONS.GetFileNameAndExtension = function(p, lower)
   if lower then n = n:lower() end
   return n
 end
-FUNCTIONS.ReplaceExtension = function(p, ext) return (clean(p):gsub("%.[^%./]*$", "")) .. ext end
+FUNCTIONS.ReplaceExtension = function(p, ext)
+  return (clean(p):gsub("%.[^%./]*$", "")) .. str_arg(ext, "ReplaceExtension", 2)
+end
 FUNCTIONS.AddTrailingSlash = function(p) p = clean(p); if p ~= "" and ssub(p, -1) ~= "/" then p = p .. "/" end; return p end
 FUNCTIONS.RemoveTrailingSlash = function(p) return (clean(p):gsub("/$", "")) end
 FUNCTIONS.GetParentPath = function(p) return (clean(p):gsub("/$", ""):match("^(.*/)") or "") end

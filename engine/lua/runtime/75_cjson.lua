@@ -7,7 +7,8 @@ local sformat, sbyte, schar, ssub, sfind, sgsub, tconcat, tsort, mtype, mhuge, m
   math.type, math.huge, math.floor
 local utf8char = utf8.char
 
-local null = setmetatable({}, {__tostring = function() return "null" end})
+-- shared by every cjson table and the platform fakes: its metatable is locked like every engine object's
+local null = setmetatable({}, {__tostring = function() return "null" end, __metatable = false})
 local ESC = {['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f", ["\n"] = "\\n", ["\r"] = "\\r",
   ["\t"] = "\\t", ["/"] = "\\/"}
 local function escape(s)
@@ -23,7 +24,19 @@ local function is_array(t)
   return n
 end
 
-local function encode(v, depth)
+-- Values one encode may visit: a table that holds the same subtable twice is encoded once per reference (as
+-- lua-cjson does), so a few nested tables can stand for 2^300 values, all of it engine work the instruction budget
+-- never sees.  Real save data is far smaller.
+local MAX_ENCODE_VALUES = 1000000
+local MAX_DECODE_DEPTH = 1000   -- lua-cjson's default decode_max_depth
+local encoded = 0
+local encode
+function encode(v, depth)
+  encoded = encoded + 1
+  if encoded > MAX_ENCODE_VALUES then
+    error(sformat("Cannot serialise, more than %d values (a subtable referenced many times is encoded each time)",
+      MAX_ENCODE_VALUES), 0)
+  end
   local t = type(v)
   if v == nil or v == null then return "null" end
   if t == "boolean" then return v and "true" or "false" end
@@ -57,7 +70,7 @@ end
 
 local function decode(s)
   if type(s) ~= "string" then error("bad argument #1 to 'decode' (string expected)", 2) end
-  local pos = 1
+  local pos, depth = 1, 0
   local function fail(msg) error(sformat("Expected %s but found invalid token at character %d", msg, pos), 0) end
   local function skip() pos = sfind(s, "[^ \t\r\n]", pos) or #s + 1 end
   local value
@@ -98,14 +111,21 @@ local function decode(s)
     end
     return tconcat(parts)
   end
+  local function nest()
+    depth = depth + 1
+    if depth > MAX_DECODE_DEPTH then
+      error(sformat("Found too many nested data structures (%d) at character %d", depth, pos), 0)
+    end
+  end
   function value()
     skip()
     local c = ssub(s, pos, pos)
     if c == "{" then
+      nest()
       pos = pos + 1
       local obj = {}
       skip()
-      if ssub(s, pos, pos) == "}" then pos = pos + 1; return obj end
+      if ssub(s, pos, pos) == "}" then pos = pos + 1; depth = depth - 1; return obj end
       while true do
         skip()
         if ssub(s, pos, pos) ~= '"' then fail("object key string") end
@@ -117,20 +137,21 @@ local function decode(s)
         skip()
         local d = ssub(s, pos, pos)
         pos = pos + 1
-        if d == "}" then return obj end
+        if d == "}" then depth = depth - 1; return obj end
         if d ~= "," then fail("comma or object end") end
       end
     elseif c == "[" then
+      nest()
       pos = pos + 1
       local arr = {}
       skip()
-      if ssub(s, pos, pos) == "]" then pos = pos + 1; return arr end
+      if ssub(s, pos, pos) == "]" then pos = pos + 1; depth = depth - 1; return arr end
       while true do
         arr[#arr + 1] = value()
         skip()
         local d = ssub(s, pos, pos)
         pos = pos + 1
-        if d == "]" then return arr end
+        if d == "]" then depth = depth - 1; return arr end
         if d ~= "," then fail("comma or array end") end
       end
     elseif c == '"' then
@@ -151,14 +172,25 @@ local function decode(s)
   return result
 end
 
+-- One count per outermost encode: a metamethod that encodes again while a table is encoded joins the count.
+local active = 0
+local function encode_value(v)
+  if active == 0 then encoded = 0 end
+  active = active + 1
+  local ok, res = pcall(encode, v, 0)
+  active = active - 1
+  if not ok then error(res, 0) end
+  return res
+end
+
 local function make_cjson()
-  return {encode = function(v) return encode(v, 0) end, decode = decode, null = null,
+  return {encode = encode_value, decode = decode, null = null,
     encode_sparse_array = function() end, encode_max_depth = function() end, decode_max_depth = function() end,
     encode_number_precision = function() end, encode_keep_buffer = function() end,
     encode_invalid_numbers = function() end, decode_invalid_numbers = function() end,
     new = make_cjson, _NAME = "cjson", _VERSION = "2.1.0"}
 end
-E.cjson_encode, E.cjson_decode, E.cjson_null = function(v) return encode(v, 0) end, decode, null
+E.cjson_encode, E.cjson_decode, E.cjson_null = encode_value, decode, null
 E.BUILTIN_MODULES.cjson = function() return make_cjson() end
 E.BUILTIN_MODULES["cjson.safe"] = function() return make_cjson() end
 E.EXTRA_GLOBALS = E.EXTRA_GLOBALS or {}

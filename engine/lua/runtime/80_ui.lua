@@ -680,6 +680,9 @@ E.ui_internal_child = internal_child
 local function var_key(k)
   if type(k) == "string" then return k end
   if E.is(k, "StringHash") then return k.name_ or k.value_ end
+  if type(k) ~= "number" or k ~= k then
+    E.raise_at_game(sformat("bad argument #1 (a variable's name: StringHash or string expected, got %s)", type(k)))
+  end
   return k
 end
 E.ui_var_key = var_key
@@ -1010,6 +1013,9 @@ M.AddTag = function(self, tag)
 end
 M.AddTags = function(self, tags, sep)
   sep = sep or ";"
+  if type(sep) ~= "string" then
+    error(sformat("bad argument #2 to 'AddTags' (string expected, got %s)", type(sep)), 2)
+  end
   for t in tostring(tags):gmatch("[^" .. sep:gsub("%p", "%%%0") .. "]+") do M.AddTag(self, t) end
 end
 M.RemoveTag = function(self, tag)

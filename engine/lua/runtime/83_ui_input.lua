@@ -551,10 +551,29 @@ end
 -- Input event handlers
 ----------------------------------------------------------------------------------------------------
 local store = E.variant_map_store
+-- An event parameter read as Urho3D's handlers read it (Variant::GetInt, GetBool, GetString ...: a value of
+-- another type reads as 0, false or ""), so a game that sends these events itself with odd data cannot break the
+-- UI's own handlers.  An integer is C's (int) cast of the value (x86: NaN, infinities, overflow give INT_MIN).
 local function field(data, key, default)
   local v = store[data] and store[data][key]
   if v == nil or v.value_ == nil then return default end
-  return v.value_
+  local x, want = v.value_, type(default)
+  if want == "number" then
+    if type(x) == "boolean" then return x and 1 or 0 end
+    if type(x) ~= "number" then return 0 end
+    if math.type(default) ~= "integer" or math.type(x) == "integer" and x >= -2147483648 and x <= 2147483647 then
+      return x
+    end
+    if x ~= x or x >= 2147483648.0 or x <= -2147483649.0 then return -2147483648 end
+    return math.tointeger(x >= 0 and mfloor(x) or -mfloor(-x))
+  elseif want == "boolean" then
+    if type(x) == "number" then return x ~= 0 end
+    return x == true
+  elseif want == "string" then
+    if type(x) == "string" then return x end
+    return ""
+  end
+  return x
 end
 local function scroll_views(fn)
   local list = {}

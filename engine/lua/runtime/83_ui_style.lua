@@ -17,6 +17,9 @@ local REC = E.REC
 local urec, opt_rec = E.ui_rec, E.ui_opt_rec
 local MAX_XML_DEPTH = 256
 local MAX_STYLE_NESTING = 32
+-- Elements one style or layout operation may load: styles that refer to each other (directly or through their
+-- children's styles) expand exponentially within the nesting limit, all of it engine work the budget never sees.
+local MAX_STYLE_WORK = 20000
 
 ----------------------------------------------------------------------------------------------------
 -- A small XML reader: elements and attributes (comments, processing instructions, CDATA and text are skipped)
@@ -299,8 +302,10 @@ end
 ----------------------------------------------------------------------------------------------------
 -- SetStyle / LoadXML (UIElement::SetStyle, UIElement::LoadXML, Menu::LoadXML)
 ----------------------------------------------------------------------------------------------------
-local set_style, load_xml
+local set_style, load_xml, load_body
 local nesting = 0
+local work, overflow = 0, false   -- elements loaded by the running top-level operation; a limit was hit
+local active = {}                 -- records whose load_body is running, innermost last
 local function default_style(r)
   while r do
     if r.default_style then return r.default_style end
@@ -335,13 +340,35 @@ function set_style(r, name, file)
   return set_style_element(r, elem)
 end
 E.ui_set_style = set_style
+-- A top-level style or layout operation (SetStyle, LoadXML, LoadLayout ...) counts its work, and stops loading
+-- when a limit is hit; when it fails (a game handler's abort, a setter's error) it leaves no counter behind.
 function load_xml(r, elem, style_file)
-  nesting = nesting + 1
-  if nesting > MAX_STYLE_NESTING then
-    nesting = nesting - 1
-    E.log("ERROR", "UI styles nested deeper than " .. MAX_STYLE_NESTING .. " levels (a style refers to itself?)")
+  if nesting > 0 then return load_body(r, elem, style_file) end
+  work, overflow = 0, false
+  local ok, res = pcall(load_body, r, elem, style_file)
+  for i = #active, 1, -1 do
+    active[i].layout_nest = active[i].layout_nest - 1
+    active[i] = nil
+  end
+  nesting, work, overflow = 0, 0, false
+  if not ok then error(res, 0) end
+  return res
+end
+function load_body(r, elem, style_file)
+  if overflow then return false end
+  work = work + 1
+  if nesting >= MAX_STYLE_NESTING or work > MAX_STYLE_WORK then
+    overflow = true
+    if work > MAX_STYLE_WORK then
+      E.log("ERROR", "UI style or layout loads more than " .. MAX_STYLE_WORK .. " elements (styles that refer to "
+        .. "each other?); loading stopped")
+    else
+      E.log("ERROR", "UI styles nested deeper than " .. MAX_STYLE_NESTING .. " levels (a style refers to itself?); "
+        .. "loading stopped")
+    end
     return false
   end
+  nesting = nesting + 1
   local style_name = elem.attrs.style
   if style_file then
     if style_name == nil or style_name == "" then style_name = r.type_name end
@@ -355,6 +382,7 @@ function load_xml(r, elem, style_file)
     end
   end
   r.layout_nest = r.layout_nest + 1
+  active[#active + 1] = r
   local is_menu = r.vt.IsMenu
   local next_internal = 1
   for _, c in ipairs(elem.children) do
@@ -404,6 +432,7 @@ function load_xml(r, elem, style_file)
   local apply = r.vt.ApplyAttributes
   if apply then apply(r) end
   r.layout_nest = r.layout_nest - 1
+  active[#active] = nil
   E.ui_update_layout(r)
   nesting = nesting - 1
   return true
@@ -453,4 +482,203 @@ UM.LoadLayout = function(_, src, style_file)
   if style_file then r.default_style = style_file end
   load_xml(r, doc, style_file)
   return proxy
+end
+
+----------------------------------------------------------------------------------------------------
+-- Argument checks for the UI classes' methods, from their declarations (engine/api/ui.api), made before the
+-- method runs as tolua makes them: `self` of the method's class (an element of another type is the game's error,
+-- not a record of the wrong shape), numbers where a number is declared (numeric strings converted, as
+-- lua_tonumber does; an integer parameter gets C's (int) cast of the double, which on x86 turns NaN, the
+-- infinities and out-of-range values into INT_MIN), value types (IntVector2, IntRect, Color ...) where they are
+-- declared, and an overload chosen by what matches (arguments past an overload's last must be nil, as tolua's
+-- isnoobj check asks).  Other parameters (strings, booleans, elements, resources) are left to the methods.
+-- Without these checks a wrong value failed inside the engine, or was stored and broke a later frame.  The wrapper
+-- tail-calls the method, so the method's own errors still name the game's line.
+----------------------------------------------------------------------------------------------------
+do
+  local mtype, mtointeger, tconcat, sformat_, dgetmt = math.type, math.tointeger, table.concat, string.format,
+    E.dgetmt
+  local CLASSES = E.REGISTRY.classes
+  local INT_MIN = -2147483648
+  local function c_int(v)
+    if mtype(v) == "integer" then
+      if v < INT_MIN or v > 2147483647 then return INT_MIN end
+      return v
+    end
+    if v ~= v or v >= 2147483648.0 or v <= -2147483649.0 then return INT_MIN end
+    return mtointeger(v >= 0 and math.floor(v) or -math.floor(-v))
+  end
+  local function is(v, cname)
+    local mt = dgetmt(v)
+    return mt ~= nil and mt.__name == cname
+  end
+  -- ISA[type][class]: `type` is `class` or derives from it
+  local ISA = setmetatable({}, {__index = function(t, type_name)
+    local set, d = {}, CLASSES[type_name]
+    while d ~= nil do
+      set[d.name] = true
+      d = d.base and CLASSES[d.base]
+    end
+    t[type_name] = set
+    return set
+  end})
+  local VALUE_CLASSES = {}
+  for name, decl in pairs(CLASSES) do if decl.value then VALUE_CLASSES[name] = true end end
+  local function kind_of(t)
+    if t == "integer" or t == "number" then return t end
+    if E.REGISTRY.enums[t] then return "integer" end
+    if VALUE_CLASSES[t] then return t end
+    return nil
+  end
+  local function type_name(v)
+    local mt = dgetmt(v)
+    if mt and type(mt.__name) == "string" then return mt.__name end
+    if type(v) == "number" then return "number " .. tostring(v) end
+    return type(v)
+  end
+  local function accepts(p, v)
+    if p == nil then return v == nil end
+    if p.kind == nil then return true end
+    if v == nil then return p.optional end
+    if p.kind == "integer" or p.kind == "number" then return type(v) == "number" end
+    return is(v, p.kind)
+  end
+  -- The error for arguments no overload accepts: the first position where the best overloads stop matching.
+  local function fail(fname, sigs, most, ...)
+    local args = table.pack(...)
+    local best, at = nil, 0
+    for _, sig in ipairs(sigs) do
+      local i = 1
+      while i <= most and accepts(sig[i], args[i]) do i = i + 1 end
+      if i > at then best, at = {sig}, i elseif i == at then best[#best + 1] = sig end
+    end
+    local expected, seen = {}, {}
+    for _, sig in ipairs(best) do
+      local k = sig[at] and (sig[at].kind or "value") or "no value"
+      if not seen[k] then seen[k] = true; expected[#expected + 1] = k end
+    end
+    -- fail is tail-called by the wrapper: level 2 is the game's call
+    error(sformat_("bad argument #%d to '%s' (%s expected, got %s)", at, fname, tconcat(expected, " or "),
+      type_name(args[at])), 2)
+  end
+  local function bad_self(self, fname, cname)
+    local r = REC[self]
+    error(sformat_("invalid 'self' in call to %s:%s (a %s was expected, got %s)", cname, fname, cname,
+      r and r.kind == "ui" and r.type_name or type_name(self)), 2)
+  end
+  local P = {is = is, int = c_int, tonumber = tonumber, type = type, fail = fail, bad_self = bad_self, REC = REC,
+    ISA = ISA}
+  local factories = {}
+  local function wrap(cname, fname, impl, decl, check_self)
+    local sigs, most, checked = {}, 0, false
+    for i, o in ipairs(decl.overloads) do
+      local sig = {}
+      for j, p in ipairs(o.params) do
+        if p.name == "..." then break end
+        sig[j] = {kind = kind_of(p.type), optional = p.optional}
+        if sig[j].kind then checked = true end
+      end
+      sigs[i] = sig
+      if #sig > most then most = #sig end
+    end
+    if not checked and not check_self then return impl end
+    local names, lines, alts = {}, {}, {}
+    if check_self then
+      lines[1] = "local r = REC[self]\nif r == nil or r.kind ~= 'ui' or not ISA[r.type_name][cname] then " ..
+        "return bad_self(self, fname, cname) end"
+    end
+    local any = false   -- an overload that takes anything: no argument check
+    if checked then
+      for i = 1, most do
+        local a = "a" .. i
+        names[i] = a
+        local numeric, integer, other = false, false, false
+        for _, sig in ipairs(sigs) do
+          local k = sig[i] and sig[i].kind
+          if k == "integer" then integer = true elseif k == "number" then numeric = true
+          elseif sig[i] and k == nil then other = true end
+        end
+        if (integer or numeric) and not other then
+          lines[#lines + 1] = sformat_("if type(%s) == 'string' then %s = tonumber(%s) or %s end", a, a, a, a)
+        end
+        if integer and not numeric then
+          lines[#lines + 1] = sformat_("if type(%s) == 'number' then %s = int(%s) end", a, a, a)
+        end
+      end
+      for _, sig in ipairs(sigs) do
+        local terms = {}
+        for j = 1, most do
+          local p, a = sig[j], "a" .. j
+          local test
+          if p == nil then test = a .. " == nil"
+          elseif p.kind == "integer" or p.kind == "number" then test = sformat_("type(%s) == 'number'", a)
+          elseif p.kind then test = sformat_("is(%s, %q)", a, p.kind) end
+          if test and p and p.optional then test = sformat_("(%s == nil or %s)", a, test) end
+          if test then terms[#terms + 1] = test end
+        end
+        if #terms == 0 then any = true end
+        alts[#alts + 1] = "(" .. (#terms > 0 and tconcat(terms, " and ") or "true") .. ")"
+      end
+    end
+    names[#names + 1] = "..."
+    local params = tconcat(names, ", ")
+    local call = "return impl(self, " .. params .. ")"
+    if checked and not any then
+      call = "if " .. tconcat(alts, " or ") .. " then " .. call .. " end\nreturn fail(fname, sigs, most, " ..
+        params .. ")"
+    end
+    local src = "local impl, P, cname, fname, sigs, most = ...\n" ..
+      "local type, tonumber, is, int, fail, bad_self, REC, ISA = P.type, P.tonumber, P.is, P.int, P.fail, " ..
+      "P.bad_self, P.REC, P.ISA\nreturn function(self, " .. params .. ")\n" .. tconcat(lines, "\n") .. "\n" ..
+      call .. "\nend"
+    -- one compiled factory per distinct check (a few dozen), instantiated per method
+    local factory = factories[src]
+    if factory == nil then
+      factory = load(src, "@engine/runtime/83_ui_style.lua (argument checks)", "t", {})
+      factories[src] = factory
+    end
+    return factory(impl, P, cname, fname, sigs, most)
+  end
+  -- The checks go into the tables games call through (bound methods and property setters), after binding;
+  -- the engine's own code keeps calling the implementations directly.
+  E.defer(function()
+    local cache = {}   -- implementation -> declaration -> wrapper
+    local function checked(cname, mname, fn)
+      -- the declaration the game sees for cname, and the class whose implementation fn is
+      local decl, owner, d = nil, nil, CLASSES[cname]
+      while d ~= nil do
+        decl = decl or d.methods[mname]
+        if owner == nil and IMPL[d.name] and rawget(IMPL[d.name].methods, mname) == fn then owner = d.name end
+        d = d.base and CLASSES[d.base]
+      end
+      if decl == nil or owner == nil or decl.kind ~= "method" then return fn end
+      local by_decl = cache[fn]
+      if by_decl == nil then by_decl = {}; cache[fn] = by_decl end
+      local w = by_decl[decl]
+      if w == nil then
+        w = wrap(owner, mname, fn, decl, ISA[owner].UIElement == true)
+        by_decl[decl] = w
+      end
+      return w
+    end
+    for _, cname in ipairs(E.sorted_keys(CLASSES)) do
+      local impl = IMPL[cname]
+      if impl and impl.bound_methods and CLASSES[cname].source == "ui.api" then
+        local methods, setters = impl.bound_methods, impl.setters
+        for _, mname in ipairs(E.sorted_keys(methods)) do
+          local fn = rawget(methods, mname)
+          if type(fn) == "function" then rawset(methods, mname, checked(cname, mname, fn)) end
+        end
+        for _, pname in ipairs(E.sorted_keys(setters or {})) do
+          local prop = CLASSES[cname].properties[pname]
+          local owner_decl = CLASSES[cname]
+          while prop == nil and owner_decl and owner_decl.base do
+            owner_decl = CLASSES[owner_decl.base]
+            prop = owner_decl and owner_decl.properties[pname]
+          end
+          if prop and prop.set then setters[pname] = checked(cname, prop.set, setters[pname]) end
+        end
+      end
+    end
+  end)
 end

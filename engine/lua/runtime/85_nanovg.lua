@@ -44,7 +44,7 @@ local function type_name_of(v)
   return type(v)
 end
 local function bad_arg(fname, n, expected, got)
-  error(sformat("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, type_name_of(got)), 3)
+  E.raise_at_game(sformat("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, type_name_of(got)))
 end
 
 local CTX = setmetatable({}, {__mode = "k"})   -- context proxy -> record
@@ -751,7 +751,7 @@ local function load_font_file(kind, key)
   local f = FILES[ck]
   if f ~= nil then return f or nil end
   if not utf8.len(key) then return nil, E.clean_string(key) .. ": font name is not valid UTF-8" end
-  local m, err = E.host.font_metrics(kind, key)
+  local m, err = E.host_call(E.host.font_metrics, kind, key)
   if m == nil then
     FILES[ck] = false
     return nil, err
@@ -1356,4 +1356,89 @@ local previous_hook = E.render_hook
 E.render_hook = function(step)
   if previous_hook then previous_hook(step) end
   nanovg_render()
+end
+
+----------------------------------------------------------------------------------------------------
+-- argument checks from the registry (engine/api/nanovg.api), made before the function runs as tolua makes them:
+-- a live NVGContextWrapper, numbers (numeric strings converted, as lua_tonumber does), NVGcolor and NVGpaint
+-- values.  Each nvg* function above is wrapped once, by code generated from its declaration; the wrapper
+-- tail-calls the function, so the errors of both name the game's line.  Without these checks a wrong value was
+-- stored in the context and failed later inside the engine (a render order that is a table broke the frame).
+----------------------------------------------------------------------------------------------------
+do
+  local function arg_error(fname, n, expected, got)
+    -- arg_error <- check <- wrapper <- the game
+    error(sformat("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, type_name_of(got)), 4)
+  end
+  local C = {
+    ctx = function(v, fname, n)
+      local c = CTX[v]
+      if c == nil then arg_error(fname, n, "NVGContextWrapper", v) end
+      if c.deleted then error(sformat("%s: the NanoVG context was deleted (nvgDelete)", fname), 3) end
+    end,
+    number = function(v, fname, n)
+      if type(v) == "string" then
+        local x = tonumber(v)
+        if x ~= nil then return x end
+      end
+      arg_error(fname, n, "number", v)
+    end,
+    color = function(v, fname, n) if dgetmt(v) ~= COLOR_MT then arg_error(fname, n, "NVGcolor", v) end end,
+    paint = function(v, fname, n) if dgetmt(v) ~= PAINT_MT then arg_error(fname, n, "NVGpaint", v) end end,
+  }
+  local KIND = {number = "number", integer = "number", NVGContextWrapper = "ctx", NVGcolor = "color",
+    NVGpaint = "paint"}
+  local function kind_of(t)
+    if KIND[t] then return KIND[t] end
+    if E.REGISTRY.enums[t] then return "number" end
+    return nil
+  end
+  -- Per position: the kind every overload agrees on (nil: not checked) and whether it may be nil.
+  local function plan(decl)
+    local most = 0
+    for _, sig in ipairs(decl.overloads) do most = math.max(most, #sig.params) end
+    local out = {}
+    for i = 1, most do
+      local kind, optional, agree = nil, false, true
+      for j, sig in ipairs(decl.overloads) do
+        local p = sig.params[i]
+        local k = p and kind_of(p.type)
+        if p == nil or p.optional then optional = true end
+        if j == 1 then kind = k elseif k ~= kind then agree = false end
+      end
+      out[i] = {kind = agree and kind or nil, optional = optional}
+    end
+    return out
+  end
+  local factories = {}
+  local function wrap(name, impl, decl)
+    local positions = plan(decl)
+    local names, lines = {}, {}
+    for i, p in ipairs(positions) do
+      local a = "a" .. i
+      names[i] = a
+      if p.kind == "number" then
+        lines[#lines + 1] = sformat("if type(%s) ~= 'number' %sthen %s = C.number(%s, fname, %d) end", a,
+          p.optional and sformat("and %s ~= nil ", a) or "", a, a, i)
+      elseif p.kind then
+        lines[#lines + 1] = sformat("%sC.%s(%s, fname, %d)", p.optional and sformat("if %s ~= nil then ", a) or "",
+          p.kind, a, i) .. (p.optional and " end" or "")
+      end
+    end
+    if #lines == 0 then return impl end
+    names[#names + 1] = "..."
+    local params = table.concat(names, ", ")
+    local src = "local impl, C, fname, type = ...\nreturn function(" .. params .. ")\n" .. table.concat(lines, "\n") ..
+      "\nreturn impl(" .. params .. ")\nend"
+    local factory = factories[src]   -- one compiled factory per distinct check, instantiated per function
+    if factory == nil then
+      factory = load(src, "@engine/runtime/85_nanovg.lua (argument checks)", "t", {})
+      factories[src] = factory
+    end
+    return factory(impl, C, name, type)
+  end
+  for _, name in ipairs(E.sorted_keys(FUNCTIONS)) do
+    local decl = E.REGISTRY.functions[name]
+    if ssub(name, 1, 3) == "nvg" and decl then FUNCTIONS[name] = wrap(name, FUNCTIONS[name], decl) end
+  end
 end

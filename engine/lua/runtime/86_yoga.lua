@@ -169,7 +169,8 @@ do
 end
 do
   local c1 = checkers("YGNodeFreeRecursive")
-  FUNCTIONS.YGNodeFreeRecursive = function(node) retire_all(Y.node_free_recursive(c1(node).id)) end
+  -- the ids of a whole subtree come back as one long tuple: a host call that allocates (E.host_call)
+  FUNCTIONS.YGNodeFreeRecursive = function(node) retire_all(E.host_call(Y.node_free_recursive, c1(node).id)) end
 end
 do
   local c1 = checkers("YGNodeReset")

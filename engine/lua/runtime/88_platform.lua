@@ -193,19 +193,34 @@ function P.call_event(phase, events, name, ...)
   local args = tpack(...)
   E.protected(phase, function()
     local fn = events[name]
-    if fn ~= nil then fn(tunpack(args, 1, args.n)) end
+    if fn == nil then return end
+    local mt = type(fn) ~= "function" and E.dgetmt(fn)
+    if mt ~= false and (mt == nil or mt.__call == nil) then
+      error(sformat("%s: the events table's '%s' is a %s, not a function", phase, tostring(name), type(fn)), 0)
+    end
+    fn(tunpack(args, 1, args.n))
   end)
 end
 function P.call(phase, fn, ...)
   if fn == nil then return end
+  local mt = type(fn) ~= "function" and E.dgetmt(fn)
+  if mt ~= false and (mt == nil or mt.__call == nil) then
+    local what = type(fn)
+    E.protected(phase, function() error(sformat("%s: the callback is a %s, not a function", phase, what), 0) end)
+    return
+  end
   E.protected(phase, fn, ...)
 end
 
 ----------------------------------------------------------------------------------------------------
 -- Argument checks: wrong types are Lua errors in the game, as the C++ bindings raise them.
+--
+-- P.raise(msg) raises at the game's line (E.raise_at_game), since the checks sit at different depths below the
+-- function the game called (batch operations check inside helpers of helpers).
+P.raise = E.raise_at_game
 ----------------------------------------------------------------------------------------------------
 local function bad_arg(n, fname, expected, got)
-  error(sformat("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, type(got)), 4)
+  P.raise(sformat("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, type(got)))
 end
 function P.check_key(key, fname, n)
   if type(key) ~= "string" then bad_arg(n, fname, "string", key) end
@@ -226,6 +241,17 @@ end
 function P.check_events(events, fname, n)
   if events ~= nil and type(events) ~= "table" then bad_arg(n, fname, "table of callbacks", events) end
   return events
+end
+-- The record of a platform object of class `cname`: a method called on an object of another class (a method
+-- taken from one object and called on another) is the game's error, not a record of the wrong shape.
+function P.rec(self, cname)
+  local r = E.REC[self]
+  local mt = E.dgetmt(self)
+  if r == nil or mt == nil or mt.__name ~= cname then
+    P.raise(sformat("invalid 'self' in call to %s method (got %s)", cname,
+      mt and type(mt.__name) == "string" and mt.__name or type(self)))
+  end
+  return r
 end
 function P.check_callback(fn, fname, n)
   if fn ~= nil and type(fn) ~= "function" then bad_arg(n, fname, "function", fn) end
@@ -334,7 +360,7 @@ end
 function P.encode_value(v, fname)
   if type(v) == "string" then return {kind = "string", data = v} end
   local ok, data = E.pcall(E.cjson_encode, v)
-  if not ok then error(sformat("%s: the value cannot be stored: %s", fname, E.error_text(data)), 3) end
+  if not ok then P.raise(sformat("%s: the value cannot be stored: %s", fname, E.error_text(data))) end
   return {kind = "json", data = data}
 end
 function P.decode_value(stored)

@@ -4,7 +4,7 @@
 local type, ipairs, rawset = type, ipairs, rawset
 local sformat = string.format
 local P, LIMITS, CODES = E.platform, E.platform.LIMITS, E.platform.CODES
-local rec = E.rec
+local rec = E.platform.rec   -- checks the class of self
 local SERVICE = "clientCloud"
 
 local function me() return P.account(P.me, true) end

@@ -5,7 +5,7 @@
 local type, ipairs, tostring, tonumber, next = type, ipairs, tostring, tonumber, next
 local sformat, sgsub, sbyte, slower, mceil = string.format, string.gsub, string.byte, string.lower, math.ceil
 local P, LIMITS, CODES = E.platform, E.platform.LIMITS, E.platform.CODES
-local rec = E.rec
+local rec = E.platform.rec   -- checks the class of self
 local seed = E.host.config.services or {}
 local clock = E.clock
 
@@ -84,7 +84,7 @@ local function nicknames(ids)
 end
 local function id_list(ids, fname)
   if type(ids) ~= "table" then
-    E.error(sformat("bad argument #1 to '%s' (table of user ids expected, got %s)", fname, type(ids)), 3)
+    P.raise(sformat("bad argument #1 to '%s' (table of user ids expected, got %s)", fname, type(ids)))
   end
   local out, n = {}, 0
   for i = 1, LIMITS.nickname_ids + 1 do
@@ -215,7 +215,7 @@ local function setter(name, field, check)
 end
 local function string_arg(v, fname)
   if type(v) ~= "string" then
-    E.error(sformat("bad argument #1 to '%s' (string expected, got %s)", fname, type(v)), 4)
+    P.raise(sformat("bad argument #1 to '%s' (string expected, got %s)", fname, type(v)))
   end
   return v
 end
@@ -223,14 +223,14 @@ setter("SetUrl", "url", string_arg)
 setter("SetBody", "body", function(v, fname)
   string_arg(v, fname)
   if #v > LIMITS.http_body_bytes then
-    E.error(sformat("%s: a body of %d bytes (the grader allows %d)", fname, #v, LIMITS.http_body_bytes), 4)
+    P.raise(sformat("%s: a body of %d bytes (the grader allows %d)", fname, #v, LIMITS.http_body_bytes))
   end
   return v
 end)
 setter("SetContentType", "content_type", string_arg)
 setter("SetMethod", "method", function(v, fname)
   local n = P.check_int(v, fname, 1)
-  if METHOD_NAMES[n] == nil then E.error(sformat("bad argument #1 to '%s' (an HTTP_* method)", fname), 4) end
+  if METHOD_NAMES[n] == nil then P.raise(sformat("bad argument #1 to '%s' (an HTTP_* method)", fname)) end
   return n
 end)
 setter("SetTimeout", "timeout_ms", function(v, fname) return P.check_int(v, fname, 1) end)

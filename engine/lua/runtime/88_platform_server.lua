@@ -4,7 +4,7 @@
 local type, ipairs, rawset, tostring = type, ipairs, rawset, tostring
 local sformat = string.format
 local P, LIMITS, CODES = E.platform, E.platform.LIMITS, E.platform.CODES
-local rec = E.rec
+local rec = E.platform.rec   -- checks the class of self
 local SERVICE = "serverCloud"
 
 local function full() return false, CODES.too_large, sformat("more than %d accounts", LIMITS.users) end

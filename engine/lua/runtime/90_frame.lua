@@ -82,6 +82,7 @@ end
 
 -- Run fn(...) at the top level: returns true, or false after an abort (budget, memory) was recorded.
 function E.top(fn, ...)
+  E.events_unwound()
   local ok, err = pcall(fn, ...)
   if ok then return true end
   if err == "not enough memory" and not state.aborted then state.aborted = "memory" end
