@@ -276,7 +276,6 @@ def _prepare(agents: list[str], sandbox: str, gateway: str | None, pass_env: tup
 
     if edition_id is not None and ledger is None:
         raise TaskError("--edition records under an edition: it cannot go with --no-record")
-    _check_edition(ledger, edition_id, suite)
     options = AttemptOptions(sandbox=sandbox, gateway=gateway, pass_env=pass_env)
     try:
         prepared = [prepare_agent(agent, options) for agent in agents]
@@ -288,6 +287,7 @@ def _prepare(agents: list[str], sandbox: str, gateway: str | None, pass_env: tup
 
         for p in prepared:
             check_profile_pin(ledger, edition_id, p.profile_hash)
+        _check_edition(ledger, edition_id, suite)   # then the engine and the dataset
     if sandbox == "none":
         click.echo("Warning: --sandbox none: nothing is isolated; the driver runs on this machine as you", err=True)
     return prepared
