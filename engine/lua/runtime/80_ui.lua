@@ -650,7 +650,11 @@ local function detach(p, i, moving)
   if not moving and E.ui_on_detached then E.ui_on_detached(c) end
 end
 function remove_child(p, c, start, moving)
-  for i = (start or 0) + 1, #p.children do
+  -- the search starts at an unsigned index in Urho3D: a negative one is past the end there (nothing is found),
+  -- and must not make the engine count up from -2^31
+  start = start or 0
+  if not (start >= 0) then return end
+  for i = start + 1, #p.children do
     if p.children[i] == c then
       detach(p, i, moving)
       update_layout(p)

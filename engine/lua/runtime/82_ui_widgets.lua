@@ -381,7 +381,8 @@ local function update_text(r)
     n = r.max_length
   end
   local shown = r.line_text
-  if r.echo_character ~= 0 then shown = utf8.char(r.echo_character):rep(n) end
+  local echo = r.echo_character
+  if echo ~= 0 then shown = utf8.char(echo <= 0x7FFFFFFF and echo or 0xFFFD):rep(n) end
   IMPL.Text.methods.SetText(r.text_element, shown)
   if r.cursor_position > n then
     r.cursor_position = n
@@ -633,7 +634,13 @@ end
 L.GetCursorBlinkRate = function(self) return urec(self).cursor_blink_rate end
 L.SetMaxLength = function(self, n) urec(self).max_length = mmax(toint(n), 0) end
 L.GetMaxLength = function(self) return urec(self).max_length end
-L.SetEchoCharacter = function(self, c) local r = urec(self); r.echo_character = c; update_text(r) end
+-- an unsigned code point, as Urho3D keeps it; beyond what UTF-8 can encode (Lua: 0x7FFFFFFF) it shows as U+FFFD
+L.SetEchoCharacter = function(self, c)
+  local r = urec(self)
+  c = math.tointeger(c) or 0
+  r.echo_character = c & 0xFFFFFFFF
+  update_text(r)
+end
 L.GetEchoCharacter = function(self) return urec(self).echo_character end
 L.SetCursorMovable = function(self, v) urec(self).cursor_movable = v and true or false end
 L.IsCursorMovable = function(self) return urec(self).cursor_movable end

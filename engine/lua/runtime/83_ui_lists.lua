@@ -593,7 +593,9 @@ local function insert_item(r, index, item)
 end
 local function remove_item(r, item, start)
   if item == nil then return end
-  for i = (start or 0), num_items(r) - 1 do
+  start = start or 0
+  if not (start >= 0) then return end   -- an unsigned index in Urho3D: negative is past the end, nothing is found
+  for i = start, num_items(r) - 1 do
     if items(r)[i + 1] == item then
       item.selected = false
       for k, x in ipairs(r.selections) do if x == i then tremove(r.selections, k); break end end
@@ -1049,7 +1051,7 @@ DM.InsertItem = function(self, index, item)
   insert_item(REC[r.list_view], index, opt_rec(item))
   if #REC[r.list_view].selections == 0 then set_selection(REC[r.list_view], 0) end
 end
-DM.RemoveItem = function(self, a) LVM.RemoveItem(urec(self).list_view, a) end
+DM.RemoveItem = function(self, a) return LVM.RemoveItem(urec(self).list_view, a) end   -- errors at the game's line
 DM.RemoveAllItems = function(self) LVM.RemoveAllItems(urec(self).list_view) end
 DM.SetSelection = function(self, index) set_selection(REC[urec(self).list_view], toint(index)) end
 DM.GetSelection = function(self) return LVM.GetSelection(urec(self).list_view) end
