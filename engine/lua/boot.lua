@@ -98,8 +98,25 @@ function E.abort(reason)
   error(ABORT, 0)
 end
 
+-- Text the game controls ends up in the evidence: its prints, its error messages, the names it passed that the
+-- engine logs.  Each entry is clipped (at a UTF-8 boundary, saying how long it was), so a game cannot make every
+-- frame's log entry megabytes long, or the report as big as its memory.
+local MAX_TEXT = 8192
+function E.clip_text(s, limit)
+  limit = limit or MAX_TEXT
+  if type(s) ~= "string" or #s <= limit then return s end
+  local cut = limit
+  while cut > 0 do
+    local b = sbyte(s, cut + 1)
+    if b < 0x80 or b >= 0xC0 then break end
+    cut = cut - 1
+  end
+  return ssub(s, 1, cut) .. sformat("... (%d bytes)", #s)
+end
+local clip_text = E.clip_text
+
 function E.log(level, message)
-  local entry = {level = level, message = message, frame = state.frame}
+  local entry = {level = level, message = clip_text(message), frame = state.frame}
   state.log[#state.log + 1] = entry
 end
 
@@ -154,8 +171,8 @@ function E.protected(phase, fn, ...)
     if err ~= ABORT then err = {message = E.error_text(err), traceback = ""} end
   end
   if err == ABORT or state.aborted then error(ABORT, 0) end
-  state.errors[#state.errors + 1] = {message = err.message, traceback = err.traceback, frame = state.frame,
-                                     phase = phase}
+  state.errors[#state.errors + 1] = {message = clip_text(err.message), traceback = clip_text(err.traceback),
+                                     frame = state.frame, phase = phase}
   return false
 end
 

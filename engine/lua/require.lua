@@ -22,7 +22,7 @@ function E.make_require(G)
     else
       -- the host sees text only: a name that is not UTF-8 cannot name a file of the game anyway
       if not utf8.len(name) then
-        error(sformat("module '%s' not found: the name is not valid UTF-8", E.clean_string(name)), 2)
+        error(sformat("module '%s' not found: the name is not valid UTF-8", E.clean_string(E.clip_text(name, 200))), 2)
       end
       local chunkname, source, key = E.host_call(E.host.find_module, name)
       if chunkname == nil then

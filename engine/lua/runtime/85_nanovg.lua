@@ -750,7 +750,7 @@ local function load_font_file(kind, key)
   local ck = kind .. ":" .. key
   local f = FILES[ck]
   if f ~= nil then return f or nil end
-  if not utf8.len(key) then return nil, E.clean_string(key) .. ": font name is not valid UTF-8" end
+  if not utf8.len(key) then return nil, E.clean_string(E.clip_text(key, 200)) .. ": font name is not valid UTF-8" end
   local m, err = E.host_call(E.host.font_metrics, kind, key)
   if m == nil then
     FILES[ck] = false

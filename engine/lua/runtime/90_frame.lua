@@ -91,7 +91,7 @@ function E.top(fn, ...)
     return false
   end
   -- an engine or battery error outside any game handler
-  state.errors[#state.errors + 1] = {message = E.error_text(err), traceback = "", frame = state.frame,
+  state.errors[#state.errors + 1] = {message = E.clip_text(E.error_text(err)), traceback = "", frame = state.frame,
     phase = "engine"}
   return false
 end
