@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from grader.sandbox import LABEL
+from tests._ci import missing_dependency
 
 TASK_TOML = """id = "tiny"
 title = "Tiny"
@@ -58,3 +62,37 @@ def make_task(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return make
+
+
+# Docker, shared by the test_sandbox_* modules: the client (module scope) and the check that a test left no
+# container or network behind (modules opt in with `pytestmark = pytest.mark.usefixtures("no_leftovers")`).
+def connect_docker() -> Any:
+    """The Docker client of the sandbox tests (the other test_sandbox_* modules share these helpers)."""
+    try:
+        import docker
+
+        client = docker.from_env()
+        client.ping()
+    except Exception as exc:
+        missing_dependency(f"Docker is not available: {exc}")
+    return client
+
+
+def assert_no_leftovers(request: pytest.FixtureRequest) -> None:
+    if "docker_client" in request.fixturenames:
+        client = request.getfixturevalue("docker_client")
+        left = client.containers.list(all=True, filters={"label": LABEL})
+        assert left == [], f"containers left behind: {[c.name for c in left]}"
+        networks = client.networks.list(filters={"label": LABEL})
+        assert networks == [], f"networks left behind: {[n.name for n in networks]}"
+
+
+@pytest.fixture(scope="module")
+def docker_client() -> Any:
+    return connect_docker()
+
+
+@pytest.fixture
+def no_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    assert_no_leftovers(request)

@@ -25,7 +25,6 @@ from grader.sandbox import base_image
 from ledger import Ledger
 from ledger._models import Edition
 from ledger._store import now
-from tests.grader.test_sandbox_docker import assert_no_leftovers, connect_docker
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET, TOKEN = "sk-test-7d1e0c5a9b3f", "tok-test-41c8e2d0"
@@ -47,15 +46,7 @@ esac > "$GRADER_USAGE_FILE"
 """
 
 
-@pytest.fixture(scope="module")
-def docker_client() -> Any:
-    return connect_docker()
-
-
-@pytest.fixture(autouse=True)
-def no_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
-    yield
-    assert_no_leftovers(request)
+pytestmark = pytest.mark.usefixtures("no_leftovers")   # tests/grader/conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -14,16 +14,15 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from grader.levels import check_deliverable
-from grader.sandbox import LABEL, LABEL_ATTEMPT, Limits, Profile, base_image, rootfs_tar, run_driver, run_in_sandbox
+from grader.sandbox import LABEL_ATTEMPT, Limits, Profile, base_image, rootfs_tar, run_driver, run_in_sandbox
 from grader.tasks import load_task
-from tests._ci import missing_dependency
 
 ROOT = Path(__file__).resolve().parents[2]
 CANARY = "GRADER-CANARY-7f3a9c1e5b2d4680"
@@ -34,41 +33,12 @@ SEARCH = (f"find / \\( -path /proc -o -path /sys \\) -prune -o -type f -print 2>
           f" | xargs grep -l '{PATTERN}' 2>/dev/null; echo searched")
 
 
-def connect_docker() -> Any:
-    """The Docker client of the sandbox tests (the other test_sandbox_* modules share these helpers)."""
-    try:
-        import docker
-
-        client = docker.from_env()
-        client.ping()
-    except Exception as exc:
-        missing_dependency(f"Docker is not available: {exc}")
-    return client
-
-
-def assert_no_leftovers(request: pytest.FixtureRequest) -> None:
-    if "docker_client" in request.fixturenames:
-        client = request.getfixturevalue("docker_client")
-        left = client.containers.list(all=True, filters={"label": LABEL})
-        assert left == [], f"containers left behind: {[c.name for c in left]}"
-        networks = client.networks.list(filters={"label": LABEL})
-        assert networks == [], f"networks left behind: {[n.name for n in networks]}"
-
-
-@pytest.fixture(scope="module")
-def docker_client() -> Any:
-    return connect_docker()
-
-
 @pytest.fixture(scope="module")
 def image(docker_client: Any) -> str:
     return base_image(docker_client)
 
 
-@pytest.fixture(autouse=True)
-def no_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
-    yield
-    assert_no_leftovers(request)
+pytestmark = pytest.mark.usefixtures("no_leftovers")   # tests/grader/conftest.py
 
 
 def profile(image: str, **limits: Any) -> Profile:

@@ -23,14 +23,8 @@ from typing import Any
 import pytest
 
 from grader.sandbox import LABEL, LABEL_ATTEMPT, Profile, base_image, parse_gateway, run_in_sandbox
-from tests.grader.test_sandbox_docker import assert_no_leftovers, connect_docker
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def docker_client() -> Any:
-    return connect_docker()
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +32,7 @@ def image(docker_client: Any) -> str:
     return base_image(docker_client)
 
 
-@pytest.fixture(autouse=True)
-def no_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
-    yield
-    assert_no_leftovers(request)
+pytestmark = pytest.mark.usefixtures("no_leftovers")   # tests/grader/conftest.py
 
 
 class Listener:

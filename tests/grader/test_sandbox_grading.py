@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,20 +20,11 @@ import pytest
 from grader.pipeline import grade
 from grader.sandbox.grading import GradingError, check_verdict, probe_grading_container
 from grader.tasks import find_task
-from tests.grader.test_sandbox_docker import assert_no_leftovers, connect_docker
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def docker_client() -> Any:
-    return connect_docker()
-
-
-@pytest.fixture(autouse=True)
-def no_leftovers(request: pytest.FixtureRequest) -> Iterator[None]:
-    yield
-    assert_no_leftovers(request)
+pytestmark = pytest.mark.usefixtures("no_leftovers")   # tests/grader/conftest.py
 
 
 def _grade_cli(task: Path, deliverable: Path, tmp_path: Path) -> dict[str, Any]:
