@@ -28,8 +28,9 @@ def environment(root_seed: int, replicates: int = DEFAULT_REPLICATES, confidence
     return {
         "algorithm": ALGORITHM_VERSION, "numpy": np.__version__, "scipy": scipy.__version__,
         "root_seed": root_seed, "replicates": replicates, "confidence": confidence, "block": BLOCK,
-        "bit_generator": "PCG64", "ci": "paired task bootstrap, percentile (linear); Clopper-Pearson if degenerate",
-        "rank_range": "quantiles of replicate competition ranks, method inverted_cdf",
+        "bit_generator": "PCG64",
+        "ci": "paired task bootstrap, percentile (type 7 at exact levels); Clopper-Pearson if degenerate",
+        "rank_range": "quantiles of replicate competition ranks (type 1 at exact levels)",
     }
 
 
