@@ -138,6 +138,21 @@ def test_components_create_get_remove_and_unknown_types() -> None:
     assert any("unknown component type NoSuchThing" in e["message"] for e in engine.report().log)
 
 
+def test_the_scene_lists_only_its_own_components() -> None:
+    # Urho3D: a scene node's components are its own; the scene's id -> component map is separate
+    # (tests/reference/urho3d: transform_hierarchy and others recorded it)
+    out = lua("""
+    local scene = Scene()
+    scene:CreateComponent("Octree")
+    local child = scene:CreateChild("Child")
+    local model = child:CreateComponent("StaticModel")
+    return scene:GetNumComponents(), #scene:GetComponents("StaticModel", false),
+      scene:GetComponent("StaticModel") == nil, #scene:GetComponents("StaticModel", true), child:GetNumComponents(),
+      scene:GetComponent(model.ID) == model
+    """)
+    assert out == [1, 0, True, 1, 1, True]
+
+
 def test_missing_resources_return_nil_and_log() -> None:
     engine = new_engine()
     assert lua("return cache:GetResource('Model', 'Models/Nope.mdl') == nil", engine) is True

@@ -193,7 +193,7 @@ local function unregister_node(r)
   local scene = r.scene
   if scene then scene.nodes[r.id] = nil end
   for _, c in ipairs(r.components) do
-    if scene then scene.components[c.id] = nil end
+    if scene then scene.component_ids[c.id] = nil end
     if c.on_scene_removed then c.on_scene_removed(c) end
   end
   for _, child in ipairs(r.children) do unregister_node(child) end
@@ -739,7 +739,8 @@ Scene.new = function()
   local r = new_node("Scene")
   r.kind = "node"
   r.is_scene = true
-  r.nodes, r.components = {}, {}
+  -- the scene's id -> component map is its own table: r.components is the scene node's own component list
+  r.nodes, r.component_ids = {}, {}
   r.next_node, r.next_local_node = FIRST_REPLICATED_ID, FIRST_LOCAL_ID
   r.next_component, r.next_local_component = FIRST_REPLICATED_ID, FIRST_LOCAL_ID
   r.update_enabled = true
@@ -762,7 +763,7 @@ end
 SC.GetNode = function(self, id) local n = scene_rec(self).nodes[id]; return n and n.proxy end
 SC.GetComponent = function(self, a, b)
   if type(a) == "number" then
-    local c = scene_rec(self).components[a]
+    local c = scene_rec(self).component_ids[a]
     return c and c.proxy
   end
   return N.GetComponent(self, a, b)

@@ -15,7 +15,7 @@ function E.register_component(scene, c)
     c.id = scene.next_component
     scene.next_component = c.id + 1
   end
-  scene.components[c.id] = c
+  scene.component_ids[c.id] = c
   if c.on_scene_set then c.on_scene_set(c, scene) end
 end
 
@@ -67,7 +67,7 @@ local function remove_component(c)
   for i, x in ipairs(node.components) do
     if x == c then tremove(node.components, i); break end
   end
-  if node.scene then node.scene.components[c.id] = nil end
+  if node.scene then node.scene.component_ids[c.id] = nil end
   if c.on_removed then c.on_removed(c) end
   c.node = nil
   c.removed = true
