@@ -313,6 +313,20 @@ def test_camera_projection_round_trip() -> None:
     assert vec(out[2]) == pytest.approx((0.0, 0.0, 1.0), abs=1e-6)
 
 
+def test_camera_half_view_size_is_at_unit_distance() -> None:
+    # Urho3D's Camera::GetHalfViewSize: tan(fov / 2) / zoom, whatever the near clip (reference: camera_math)
+    out = lua("""
+    local cam = Scene():CreateChild("C"):CreateComponent("Camera")
+    cam.fov = 60; cam.nearClip = 0.5
+    local a = cam:GetHalfViewSize()
+    cam.zoom = 2
+    local b = cam:GetHalfViewSize()
+    cam.orthographic = true; cam.orthoSize = 20
+    return a, b, cam:GetHalfViewSize()
+    """)
+    assert out == pytest.approx([0.57735027, 0.28867513, 5.0])
+
+
 def test_engine_exit_stops_the_loop() -> None:
     engine = new_engine("function Start() SubscribeToEvent('Update', function() engine:Exit() end) end")
     engine.start()

@@ -125,7 +125,7 @@ end
 CM.GetHalfViewSize = function(self)
   local c = comp_rec(self)
   if c.Orthographic then return c.OrthoSize * 0.5 / c.Zoom end
-  return c.NearClip * tan(rad(c.Fov) * 0.5) / c.Zoom
+  return tan(rad(c.Fov) * 0.5) / c.Zoom   -- Urho3D: the half height of the view at distance 1, not at the near plane
 end
 CM.GetDistance = function(self, p)
   local c = comp_rec(self)
