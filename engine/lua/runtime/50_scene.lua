@@ -46,7 +46,7 @@ end
 local function axis_angle(angle, ax, ay, az)
   local len = sqrt(ax * ax + ay * ay + az * az)
   if len > 0 then ax, ay, az = ax / len, ay / len, az / len end
-  local half = rad(angle) * 0.5
+  local half = E.MATH.half_angle(angle)
   local s = msin(half)
   return mcos(half), ax * s, ay * s, az * s
 end
