@@ -73,6 +73,21 @@ def test_yaw_pitch_roll_and_lookat() -> None:
     assert out[3] is False  # looking at its own position fails, as in Urho3D
 
 
+def test_set_world_direction_takes_the_shortest_arc_in_parent_space() -> None:
+    # Urho3D: SetRotation(Quaternion(FORWARD, parentWorldRotation^-1 * direction)) (reference: lookat_yaw_pitch);
+    # the world shortest arc turned into parent space differs by a twist about the direction
+    out = lua("""
+    local parent = Scene():CreateChild("P")
+    parent.rotation = Quaternion(0, 60, 20)
+    local n = parent:CreateChild("N")
+    n.worldDirection = Vector3(0, -1, 1)
+    local expected = Quaternion(Vector3(0, 0, 1), parent.worldRotation:Inverse() * Vector3(0, -1, 1))
+    return n.rotation:Equals(expected), n.worldDirection
+    """)
+    assert out[0] is True
+    assert vec(out[1]) == pytest.approx((0.0, -0.707107, 0.707107), abs=1e-6)
+
+
 def test_set_world_position_under_a_transformed_parent() -> None:
     out = lua("""
     local s = Scene()

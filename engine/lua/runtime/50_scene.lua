@@ -395,9 +395,17 @@ N.SetWorldScale = function(self, a, b, c)
   N.SetScale(self, x, y, z)
 end
 N.SetWorldDirection = function(self, d)
+  -- Urho3D turns the direction into parent space first, then takes the shortest arc from FORWARD there
+  local r = node_rec(self)
+  local dx, dy, dz = d.x, d.y, d.z
+  if not parent_is_root(r) then
+    local p = world(r.parent)
+    local iw, ix, iy, iz = qinv(p.ww, p.wx, p.wy, p.wz)
+    dx, dy, dz = qrot(iw, ix, iy, iz, dx, dy, dz)
+  end
   local q = E.IMPL.Quaternion.new()
-  q:FromRotationTo(v3(0, 0, 1), d)
-  N.SetWorldRotation(self, q)
+  q:FromRotationTo(v3(0, 0, 1), v3(dx, dy, dz))
+  N.SetRotation(self, q)
 end
 
 N.Translate = function(self, d, space)
