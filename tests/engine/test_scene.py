@@ -114,6 +114,33 @@ def test_ids_hierarchy_and_lookup() -> None:
     assert out == [1, 2, 3, 0x01000000, True, True, 3, 1, True]
 
 
+def test_scene_change_events_follow_urho3d() -> None:
+    # The scene sends these as things change (reference scenario scene_events): CreateChild names the node after
+    # adding it, reparenting sends NodeRemoved first, components announce removal and enabled changes.
+    out = lua("""
+    local seen = {}
+    local s = Scene()
+    for _, e in ipairs({"NodeAdded", "NodeRemoved", "NodeNameChanged", "NodeTagAdded", "NodeTagRemoved",
+        "NodeEnabledChanged", "ComponentAdded", "ComponentRemoved", "ComponentEnabledChanged"}) do
+      SubscribeToEvent(s, e, function(t, d) seen[#seen + 1] = e .. ":" .. d["Node"]:GetPtr("Node").name end)
+    end
+    local a = s:CreateChild("A")
+    local b = s:CreateChild("B")
+    local m = a:CreateComponent("StaticModel")
+    m.enabled = false
+    m.enabled = false
+    a:AddTag("t"); a:AddTag("t"); a:RemoveTag("t")
+    a.enabled = false
+    b:AddChild(a)
+    a:RemoveComponent("StaticModel")
+    return table.concat(seen, ",")
+    """)
+    assert out.split(",") == [
+        "NodeAdded:", "NodeNameChanged:A", "NodeAdded:", "NodeNameChanged:B", "ComponentAdded:A",
+        "ComponentEnabledChanged:A", "NodeTagAdded:A", "NodeTagRemoved:A", "NodeEnabledChanged:A",
+        "ComponentEnabledChanged:A", "NodeRemoved:A", "NodeAdded:A", "ComponentRemoved:A"]
+
+
 def test_remove_detaches_and_invalidates() -> None:
     out = lua("""
     local s = Scene()

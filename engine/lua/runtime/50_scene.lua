@@ -171,6 +171,15 @@ end
 ----------------------------------------------------------------------------------------------------
 local function scene_of(r) return r.scene end
 
+-- Urho3D's scene change events (NodeAdded, NodeNameChanged, ComponentRemoved, ...) are sent by the scene.
+local function scene_event(scene, name, fields)
+  if scene and E.has_subscribers(name) then
+    fields.Scene = scene.proxy
+    E.send_event(name, fields, scene.proxy)
+  end
+end
+E.scene_event = scene_event
+
 local function register_node(scene, r, id)
   if scene == nil then return end
   if id == nil or id == 0 or scene.nodes[id] then
@@ -218,6 +227,9 @@ local function attach(parent, r, index)
     p = p.parent
   end
   local old_scene = r.scene
+  if r.parent and old_scene and old_scene == parent.scene then
+    scene_event(old_scene, "NodeRemoved", {Parent = r.parent.proxy, Node = r.proxy})
+  end
   detach(r)
   r.parent = parent
   if index == nil or index > #parent.children then
@@ -231,9 +243,7 @@ local function attach(parent, r, index)
   end
   r.dirty = false
   mark_dirty(r)
-  if r.scene and E.has_subscribers("NodeAdded") then
-    E.send_event("NodeAdded", {Scene = r.scene.proxy, Parent = parent.proxy, Node = r.proxy}, r.scene.proxy)
-  end
+  scene_event(r.scene, "NodeAdded", {Parent = parent.proxy, Node = r.proxy})
 end
 
 local function new_node(class_name)
@@ -247,9 +257,7 @@ end
 local function remove_node(r)
   if r.removed then return end
   local scene = r.scene
-  if scene and E.has_subscribers("NodeRemoved") and r.parent then
-    E.send_event("NodeRemoved", {Scene = scene.proxy, Parent = r.parent.proxy, Node = r.proxy}, scene.proxy)
-  end
+  if r.parent then scene_event(scene, "NodeRemoved", {Parent = r.parent.proxy, Node = r.proxy}) end
   local function stop_scripts(x)
     for _, so in ipairs(x.script_objects) do E.script_object_stop(so) end
     for _, c in ipairs(x.children) do stop_scripts(c) end
@@ -275,7 +283,13 @@ local function vec_args(a, b, c)
   return a.x or 0, a.y or 0, a.z or 0
 end
 
-N.SetName = function(self, name) node_rec(self).name = tostring(name or "") end
+local function set_name(r, name)
+  name = tostring(name or "")
+  if name == r.name then return end
+  r.name = name
+  scene_event(r.scene, "NodeNameChanged", {Node = r.proxy})
+end
+N.SetName = function(self, name) set_name(node_rec(self), name) end
 N.GetName = function(self) return node_rec(self).name end
 N.GetNameHash = function(self) return E.StringHash_new(node_rec(self).name) end
 N.GetID = function(self) return node_rec(self).id end
@@ -536,6 +550,10 @@ local function set_enabled(r, enable, recursive, store_self)
     for _, c in ipairs(r.components) do
       if c.on_node_set_enabled then c.on_node_set_enabled(c) end
     end
+    scene_event(r.scene, "NodeEnabledChanged", {Node = r.proxy})
+    for _, c in ipairs(r.components) do
+      scene_event(r.scene, "ComponentEnabledChanged", {Node = r.proxy, Component = c.proxy})
+    end
   end
   if recursive then
     for _, child in ipairs(r.children) do set_enabled(child, enable, true, store_self) end
@@ -558,11 +576,11 @@ N.IsEnabledSelf = function(self) return node_rec(self).enabled_prev end
 N.CreateChild = function(self, name, mode, id, temporary)
   local parent = node_rec(self)
   local r = new_node("Node")
-  if type(name) == "string" then r.name = name end
   r.local_mode = (mode == 1)
   r.temporary = temporary and true or false
   attach(parent, r)
   if parent.scene == nil then r.id = 0 end
+  if type(name) == "string" then set_name(r, name) end   -- after adding, as Urho3D's CreateChild does
   return r.proxy
 end
 N.CreateTemporaryChild = function(self, name, mode, id) return N.CreateChild(self, name, mode, id, true) end
@@ -672,8 +690,10 @@ end
 -- tags and vars
 N.AddTag = function(self, tag)
   local r = node_rec(self)
+  if tag == nil or tag == "" then return end
   for _, t in ipairs(r.tags) do if t == tag then return end end
   r.tags[#r.tags + 1] = tag
+  scene_event(r.scene, "NodeTagAdded", {Node = r.proxy, Tag = tag})
 end
 N.AddTags = function(self, tags, sep)
   if type(tags) == "string" then
@@ -684,10 +704,21 @@ N.AddTags = function(self, tags, sep)
 end
 N.RemoveTag = function(self, tag)
   local r = node_rec(self)
-  for i, t in ipairs(r.tags) do if t == tag then tremove(r.tags, i); return true end end
+  for i, t in ipairs(r.tags) do
+    if t == tag then
+      tremove(r.tags, i)
+      scene_event(r.scene, "NodeTagRemoved", {Node = r.proxy, Tag = tag})
+      return true
+    end
+  end
   return false
 end
-N.RemoveAllTags = function(self) node_rec(self).tags = {} end
+N.RemoveAllTags = function(self)
+  local r = node_rec(self)
+  local old = r.tags
+  r.tags = {}
+  for _, t in ipairs(old) do scene_event(r.scene, "NodeTagRemoved", {Node = r.proxy, Tag = t}) end
+end
 N.HasTag = function(self, tag)
   for _, t in ipairs(node_rec(self).tags) do if t == tag then return true end end
   return false

@@ -45,10 +45,7 @@ local function create_component(node, type_name, mode)
   factory(c)
   node.components[#node.components + 1] = c
   E.register_component(node.scene, c)
-  if node.scene and E.has_subscribers("ComponentAdded") then
-    E.send_event("ComponentAdded", {Scene = node.scene.proxy, Node = node.proxy, Component = proxy},
-      node.scene.proxy)
-  end
+  E.scene_event(node.scene, "ComponentAdded", {Node = node.proxy, Component = proxy})
   return proxy
 end
 E.create_component = create_component
@@ -64,6 +61,8 @@ end
 local function remove_component(c)
   local node = c.node
   if node == nil then return end
+  E.scene_event(node.scene, "ComponentRemoved", {Node = node.proxy, Component = c.proxy})   -- before, as Urho3D
+  if c.node ~= node then return end   -- a handler removed it already
   for i, x in ipairs(node.components) do
     if x == c then tremove(node.components, i); break end
   end
@@ -148,8 +147,12 @@ C.GetID = function(self) return comp_rec(self).id end
 C.IsReplicated = function(self) return comp_rec(self).id < FIRST_LOCAL_ID end
 C.SetEnabled = function(self, v)
   local c = comp_rec(self)
-  c.enabled = v and true or false
+  v = v and true or false
+  if c.enabled == v then return end
+  c.enabled = v
   if c.on_set_enabled then c.on_set_enabled(c) end
+  local node = c.node
+  if node then E.scene_event(node.scene, "ComponentEnabledChanged", {Node = node.proxy, Component = c.proxy}) end
 end
 C.IsEnabled = function(self) return comp_rec(self).enabled end
 C.IsEnabledEffective = function(self)
