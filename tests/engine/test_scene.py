@@ -245,6 +245,23 @@ def test_one_handler_per_event_and_string_handlers_resolved_at_subscription() ->
     assert engine.game_env["hits"] == "BBA"
 
 
+def test_sender_specific_receivers_first_and_each_receiver_once() -> None:
+    # Urho3D's Object::SendEvent (reference scenario custom_events): receivers subscribed to the sender run
+    # first; a receiver with both a general and a sender-specific handler runs once, by the specific one
+    out = lua("""
+    local seen = {}
+    local n = Scene():CreateChild("N")
+    SubscribeToEvent("Said", function() seen[#seen + 1] = "general" end)
+    SubscribeToEvent(n, "Said", function() seen[#seen + 1] = "specific" end)
+    local obj = n:CreateScriptObject("LuaScriptObject")
+    obj:SubscribeToEvent("Said", function() seen[#seen + 1] = "object general" end)
+    n:SendEvent("Said", VariantMap())
+    SendEvent("Said", VariantMap())
+    return table.concat(seen, ",")
+    """)
+    assert out == "specific,object general,general,object general"
+
+
 def test_event_data_values_and_custom_events() -> None:
     engine = new_engine("""
     got = nil
