@@ -42,9 +42,9 @@ function S.Start()
   Trace.quat("normalized sum", (a + b):Normalized())
   for i = 0, 4 do
     local t = i / 4
-    Trace.quat("slerp " .. t, a:Slerp(b, t))
-    Trace.quat("nlerp " .. t, a:Nlerp(b, t, false))
-    Trace.quat("nlerp shortest " .. t, a:Nlerp(b * -1, t, true))
+    Trace.quat("slerp " .. i, a:Slerp(b, t))
+    Trace.quat("nlerp " .. i, a:Nlerp(b, t, false))
+    Trace.quat("nlerp shortest " .. i, a:Nlerp(b * -1, t, true))
   end
   Trace.quat("rotation to", Quaternion(Vector3(0, 0, 1), Vector3(1, 1, 0)))
   Trace.quat("rotation to opposite", Quaternion(Vector3(0, 0, 1), Vector3(0, 0, -1)))
