@@ -305,6 +305,35 @@ def test_script_objects_lifecycle() -> None:
     assert calls == ["Start", "DelayedStart", "PostUpdate", "PostUpdate", "Stop"]
 
 
+def test_script_objects_are_components_updated_by_their_scene_events() -> None:
+    # Urho3D's LuaScriptInstance (reference scenario script_objects): a component with an id; its Update runs from a
+    # SceneUpdate subscription to its scene, before the game's global SceneUpdate handler; disabled, it stops, and
+    # enabled again it subscribes anew, after the others
+    engine = new_engine("""
+    seen = {}
+    Mark = ScriptObject()
+    function Mark:Update(dt) seen[#seen + 1] = self.node.name end
+    function Start()
+      scene_ = Scene()
+      SubscribeToEvent("SceneUpdate", function() seen[#seen + 1] = "global" end)
+      a_ = scene_:CreateChild("A"); a_:CreateScriptObject("Mark")
+      b_ = scene_:CreateChild("B"); b_:CreateScriptObject("Mark")
+    end
+    """)
+    engine.start()
+    engine.run_frames(1)
+    lua("a_.enabled = false", engine)
+    engine.run_frames(1)
+    lua("a_.enabled = true", engine)
+    engine.run_frames(1)
+    assert lua("return table.concat(seen, ',')", engine) == "A,B,global,B,global,B,A,global"
+    out = lua("""
+    local c = a_:GetComponent("LuaScriptInstance")
+    return a_:GetNumComponents(), c.ID, c:GetTypeName(), a_:GetScriptObject().instance == c
+    """, engine)
+    assert out == [1, 1, "LuaScriptInstance", True]
+
+
 def test_a_bare_lua_script_object_subscribes_with_self_first() -> None:
     """urhox-libs/UI makes `node:CreateScriptObject("LuaScriptObject")` just to own its event subscriptions;
     a function handler of a script object is called like a method: (self, eventType, eventData)."""

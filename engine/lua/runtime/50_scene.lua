@@ -552,6 +552,7 @@ local function set_enabled(r, enable, recursive, store_self)
     end
     scene_event(r.scene, "NodeEnabledChanged", {Node = r.proxy})
     for _, c in ipairs(r.components) do
+      if c.on_set_enabled then c.on_set_enabled(c) end   -- Component::OnSetEnabled
       scene_event(r.scene, "ComponentEnabledChanged", {Node = r.proxy, Component = c.proxy})
     end
   end
