@@ -226,6 +226,31 @@ def test_event_order_within_a_frame_and_unsubscribe() -> None:
                      "PostRenderUpdate", "EndFrame"]
 
 
+def test_scene_update_sends_urho3d_sequence_with_smoothing_factor() -> None:
+    # Scene::Update (reference scenario event_order): SceneUpdate, AttributeAnimationUpdate, SceneSubsystemUpdate,
+    # UpdateSmoothing with 1 - 2^(-step * constant), ScenePostUpdate; the elapsed time grows after them
+    engine = new_engine("""
+    seen = {}
+    function Start()
+      scene_ = Scene()
+      for _, e in ipairs({"SceneUpdate", "AttributeAnimationUpdate", "SceneSubsystemUpdate", "UpdateSmoothing",
+          "ScenePostUpdate"}) do
+        SubscribeToEvent(scene_, e, function(t, d)
+          seen[#seen + 1] = e
+          if e == "UpdateSmoothing" then constant = d["Constant"]:GetFloat() end
+          if e == "ScenePostUpdate" then elapsed_in_post = scene_.elapsedTime end
+        end)
+      end
+    end
+    """)
+    engine.start()
+    engine.run_frames(1)
+    assert lua("return table.concat(seen, ',')", engine) == (
+        "SceneUpdate,AttributeAnimationUpdate,SceneSubsystemUpdate,UpdateSmoothing,ScenePostUpdate")
+    assert lua("return constant", engine) == pytest.approx(1 - 2 ** (-50 / 60))
+    assert lua("return {elapsed_in_post, scene_.elapsedTime}", engine) == pytest.approx([0.0, 1 / 60])
+
+
 def test_one_handler_per_event_and_string_handlers_resolved_at_subscription() -> None:
     engine = new_engine("""
     hits = ""
