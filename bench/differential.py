@@ -5,7 +5,8 @@
 For each trace under tests/reference/urho3d/traces/ (recorded in Urho3D itself; docs/fidelity.md), runs the
 scenario here and prints its agreement: frames compared, the largest deviation per quantity (position, rotation,
 scale, traced values, event data), the first frame of divergence, or the API this engine does not implement
-yet. Ends with the total: scenarios agreeing / recorded.
+yet; differences that tolerances.toml accepts for a scenario are named. Ends with the total: scenarios agreeing /
+recorded.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ def main(scenarios: tuple[str, ...], as_json: bool) -> None:
                                    "frames_compared": result.frames_compared,
                                    "frames_recorded": result.frames_recorded, "deviation": result.deviation,
                                    "first_divergence": result.first_divergence, "problems": result.problems[:5],
-                                   "not_implemented": result.not_implemented}, sort_keys=True))
+                                   "not_implemented": result.not_implemented, "accepted": result.accepted[:5]},
+                                  sort_keys=True))
             continue
         if result.status == Status.NOT_IMPLEMENTED:
             click.echo(f"{name:<24}{result.domain:<11}{'not implemented':<16}{'':>9}"
@@ -58,6 +60,8 @@ def main(scenarios: tuple[str, ...], as_json: bool) -> None:
         frames = f"{result.frames_compared}/{result.frames_recorded}"
         devs = "".join(f"{result.deviation[q]:>10.2g}" for q in QUANTITIES)
         first = "" if result.first_divergence is None else result.problems[0]
+        if result.accepted and not first:
+            first = f"{len(result.accepted)} accepted difference(s), e.g. {result.accepted[0]}"
         click.echo(f"{name:<24}{result.domain:<11}{result.status:<16}{frames:>9}{devs}  {first[:160]}")
     total = {"agreeing": counts[Status.AGREE], "recorded": len(names), "disagreeing": counts[Status.DISAGREE],
              "not_implemented": counts[Status.NOT_IMPLEMENTED], "wall_seconds": round(time.monotonic() - start, 1)}

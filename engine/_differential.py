@@ -6,7 +6,9 @@ the same scenario in this engine for the same number of frames, and the two trac
 
 * structure exactly: the frames, the event sequence of each frame (names and non-float data), the traced value
   names and non-float values, and every recorded node's id, name, parent, enabled state and components;
-* floats within tolerances per quantity and per domain (tolerances.toml; docs/fidelity.md says why).
+* floats within tolerances per quantity and per domain (tolerances.toml; docs/fidelity.md says why);
+* a scenario may widen a tolerance or accept a difference in named traced values, each with its reason
+  (tolerances.toml): accepted differences are reported beside the result, never hidden.
 
 A run of this engine that reports missing API is not compared: it is "not implemented" with the API it missed,
 so it starts being compared as soon as the engine implements that API.
@@ -55,18 +57,31 @@ class Tolerances:
 
 
 @dataclass(frozen=True)
+class Override:
+    """A scenario's own tolerances and accepted differences, with the reason (docs/fidelity.md has the sizes)."""
+
+    tolerances: dict[str, float]
+    accept: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
 class ToleranceTable:
     """tolerances.toml: one row per domain, and per-scenario overrides that must say why."""
 
     domains: dict[str, Tolerances]
-    overrides: dict[str, tuple[dict[str, float], str]]
+    overrides: dict[str, Override]
 
     def for_scenario(self, name: str, domain: str) -> Tolerances:
         if domain not in self.domains:
             raise BadInputError(f"tolerances: no row for domain {domain!r} (scenario {name})")
         base = self.domains[domain]
-        values, _reason = self.overrides.get(name, ({}, ""))
+        values = self.overrides[name].tolerances if name in self.overrides else {}
         return Tolerances(**{q: float(values.get(q, base.of(q))) for q in QUANTITIES})
+
+    def accepted(self, name: str) -> tuple[str, ...]:
+        """Traced values of scenario `name` whose differences are accepted (reported, not failed)."""
+        return self.overrides[name].accept if name in self.overrides else ()
 
 
 def load_tolerances(path: Path) -> ToleranceTable:
@@ -82,10 +97,11 @@ def load_tolerances(path: Path) -> ToleranceTable:
         reason = str(row.get("reason", "")).strip()
         if not reason:
             raise BadInputError(f"{path}: the override for scenario {name} must give a reason")
-        unknown = sorted(set(row) - {*QUANTITIES, "reason"})
+        unknown = sorted(set(row) - {*QUANTITIES, "reason", "accept"})
         if unknown:
             raise BadInputError(f"{path}: scenario {name}: unknown key(s) {', '.join(unknown)}")
-        overrides[name] = ({q: float(row[q]) for q in QUANTITIES if q in row}, reason)
+        overrides[name] = Override({q: float(row[q]) for q in QUANTITIES if q in row},
+                                   tuple(str(v) for v in row.get("accept", ())), reason)
     return ToleranceTable(domains, overrides)
 
 
@@ -181,6 +197,7 @@ class Agreement:
     first_divergence: int | None = None
     problems: list[str] = field(default_factory=list)
     not_implemented: list[str] = field(default_factory=list)
+    accepted: list[str] = field(default_factory=list)
 
     @property
     def agrees(self) -> bool:
@@ -193,6 +210,8 @@ class Agreement:
         head = f"{self.status}: {self.frames_compared}/{self.frames_recorded} frames; largest deviation {devs}"
         if self.first_divergence is not None:
             head += f"; first divergence at frame {self.first_divergence}"
+        if self.accepted:
+            head += f"; {len(self.accepted)} accepted difference(s)"
         return head + "".join(f"\n  {p}" for p in self.problems[:12])
 
 
@@ -201,10 +220,12 @@ class _Comparer:
 
     MAX_PROBLEMS = 40
 
-    def __init__(self, tolerances: Tolerances) -> None:
+    def __init__(self, tolerances: Tolerances, accept: tuple[str, ...] = ()) -> None:
         self.tol = tolerances
+        self.accept = set(accept)
         self.deviation = dict.fromkeys(QUANTITIES, 0.0)
         self.problems: list[str] = []
+        self.accepted: list[str] = []
         self.first: int | None = None
         self.frame = 0
 
@@ -262,6 +283,14 @@ class _Comparer:
             self.problem(f"traced values {_short(names_ours)} here, {_short(names_ref)} in Urho3D")
             return
         for (name, a), (_, b) in zip(ref, ours, strict=True):
+            if name in self.accept:
+                # compared like any value, but a difference is listed as accepted instead of failing
+                first, problems, deviation = self.first, self.problems, dict(self.deviation)
+                self.problems = []
+                self.value("value", name, a, b)
+                self.accepted += self.problems
+                self.first, self.problems, self.deviation = first, problems, deviation
+                continue
             self.value("value", name, a, b)
 
     def nodes(self, ref: list[Any] | None, ours: list[Any] | None) -> None:
@@ -312,9 +341,12 @@ def _short(items: list[Any], limit: int = 8) -> str:
     return str(items[:limit])[:-1] + f", … +{len(items) - limit}]"
 
 
-def compare(reference: Trace, ours: Trace, tolerances: Tolerances) -> Agreement:
-    """Compare this engine's trace with the reference; see the module docstring for the rules."""
-    cmp = _Comparer(tolerances)
+def compare(reference: Trace, ours: Trace, tolerances: Tolerances, accept: tuple[str, ...] = ()) -> Agreement:
+    """Compare this engine's trace with the reference; see the module docstring for the rules.
+
+    Differences in the traced values named in `accept` are listed in Agreement.accepted and do not fail.
+    """
+    cmp = _Comparer(tolerances, accept)
     result = Agreement(reference.scenario, reference.domain, Status.AGREE, frames_recorded=len(reference.frames))
     for key in ("scenario", "frames", "recorder"):
         if reference.header.get(key) != ours.header.get(key):
@@ -338,6 +370,7 @@ def compare(reference: Trace, ours: Trace, tolerances: Tolerances) -> Agreement:
     result.frames_compared = compared
     result.deviation = cmp.deviation
     result.problems = cmp.problems
+    result.accepted = cmp.accepted
     result.first_divergence = cmp.first
     if cmp.problems:
         result.status = Status.DISAGREE
@@ -354,7 +387,8 @@ def check_scenario(lua_dir: Path, reference: Trace, table: ToleranceTable) -> Ag
     if run.trace is None:
         return Agreement(reference.scenario, reference.domain, Status.DISAGREE, frames_recorded=len(reference.frames),
                          first_divergence=0, problems=["the recorder wrote nothing here: " + "; ".join(run.errors)])
-    result = compare(reference, run.trace, table.for_scenario(reference.scenario, reference.domain))
+    result = compare(reference, run.trace, table.for_scenario(reference.scenario, reference.domain),
+                     table.accepted(reference.scenario))
     for message in run.errors:
         result.status = Status.DISAGREE
         result.problems.append(f"engine error: {message}")

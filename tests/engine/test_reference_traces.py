@@ -114,6 +114,15 @@ def test_missing_frames_are_a_divergence() -> None:
     assert "1 frame lines here, 2 in Urho3D" in result.problems[-1]
 
 
+def test_accepted_differences_are_listed_not_failed() -> None:
+    ref = FRAME0.replace('["x",[1,2,3]]', '["x",[1,2,3]],["y",true]')
+    ours = FRAME0.replace('["x",[1,2,3]]', '["x",[1,2,3]],["y",false]')
+    result = compare(_trace(ref, FRAME1), _trace(ours, FRAME1), TIGHT, accept=("y",))
+    assert result.agrees and result.first_divergence is None
+    assert result.accepted == ["frame 0: y: false here, true in Urho3D"]
+    assert compare(_trace(ref, FRAME1), _trace(ours, FRAME1), TIGHT).status == Status.DISAGREE
+
+
 def test_tolerance_overrides_need_a_reason(tmp_path: Path) -> None:
     path = tmp_path / "t.toml"
     path.write_text("[domain.math]\nposition=1\nrotation=1\nscale=1\nvalue=1\nevent=1\n[scenario.x]\nvalue=2\n")
