@@ -36,7 +36,7 @@ RECORDER_VERSION = re.search(r'RECORDER_VERSION = "([^"]+)"', (LUA_DIR / "record
 
 def _outcome(result: Agreement) -> None:
     if result.status == Status.NOT_IMPLEMENTED:
-        pytest.skip(f"not implemented: {', '.join(result.not_implemented)}")
+        pytest.skip(f"{result.scenario}: not implemented: {', '.join(result.not_implemented)}")
     assert result.agrees, f"{result.scenario} disagrees with Urho3D: {result.summary()}"
 
 

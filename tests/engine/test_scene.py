@@ -181,6 +181,17 @@ def test_components_create_get_remove_and_unknown_types() -> None:
     assert any("unknown component type NoSuchThing" in e["message"] for e in engine.report().log)
 
 
+def test_parent_components_are_found_up_the_hierarchy() -> None:
+    out = lua("""
+    local a = Scene():CreateChild("A")
+    a:CreateComponent("Light")
+    local c = a:CreateChild("B"):CreateChild("C")
+    return c.parent:GetParentComponent("Light") ~= nil, c:GetParentComponent("Light") == nil,
+      c:GetParentComponent("Light", true) ~= nil, c:GetParentComponent("Camera", true) == nil
+    """)
+    assert out == [True, True, True, True]
+
+
 def test_the_scene_lists_only_its_own_components() -> None:
     # Urho3D: a scene node's components are its own; the scene's id -> component map is separate
     # (tests/reference/urho3d: transform_hierarchy and others recorded it)

@@ -115,6 +115,17 @@ N.GetComponents = function(self, type_name, recursive)
   return out
 end
 N.GetNumComponents = function(self) return #node_rec(self).components end
+-- Node::GetParentComponent: the parent's component of that type, or with fullTraversal the nearest ancestor's.
+N.GetParentComponent = function(self, type_name, full)
+  local p = node_rec(self).parent
+  while p do
+    local found = N.GetComponent(p.proxy, type_name)
+    if found then return found end
+    if not full then break end
+    p = p.parent
+  end
+  return nil
+end
 N.HasComponent = function(self, type_name) return N.GetComponent(self, type_name) ~= nil end
 N.RemoveComponent = function(self, what)
   local r = node_rec(self)
