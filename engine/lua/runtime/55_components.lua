@@ -83,10 +83,10 @@ N.CloneComponent = function(self, component, mode, id)
   if c == nil then return nil end
   return E.clone_component(c, node_rec(self))
 end
+-- Node::GetComponent(s) and RemoveComponent(s) match the exact type, as Urho3D compares type hashes: asking a
+-- node with a StaticModel for "Drawable" finds nothing (reference scenario component_queries).
 local function matches(c, type_name)
-  if c.type_name == type_name then return true end
-  for _, d in ipairs(E.lineage(c.type_name)) do if d.name == type_name then return true end end
-  return false
+  return c.type_name == type_name
 end
 N.GetComponent = function(self, type_name, recursive)
   if E.is(type_name, "StringHash") then type_name = type_name.name_ end
