@@ -164,6 +164,23 @@ def test_vars_and_custom_fields() -> None:
     assert out == [10, "orc", 7, True]
 
 
+def test_tags_scene_lookup_in_tagging_order_and_separator_codes() -> None:
+    # Scene:GetNodesWithTag lists nodes in the order they got the tag in the scene; AddTags takes the separator
+    # as a char code, as Urho3D's binding does, or as a one-character string (reference scenario vars_tags)
+    out = lua("""
+    local s = Scene()
+    local a, b, c = s:CreateChild("A"), s:CreateChild("B"), s:CreateChild("C")
+    c:AddTag("t"); a:AddTag("t")
+    local orphan = Node(); orphan.name = "D"; orphan:AddTag("t"); s:AddChild(orphan)
+    b:AddTags("t;u", 59); a:RemoveTag("t"); a:AddTag("t")
+    local names = {}
+    for _, n in ipairs(s:GetNodesWithTag("t")) do names[#names + 1] = n.name end
+    c:AddTags("x.y", ".")
+    return table.concat(names, ","), #s:GetNodesWithTag("u"), c:HasTag("y")
+    """)
+    assert out == ["C,D,B,A", 1, True]
+
+
 def test_components_create_get_remove_and_unknown_types() -> None:
     engine = new_engine()
     out = lua("""

@@ -194,6 +194,7 @@ local function register_node(scene, r, id)
   r.id = id
   r.scene = scene
   scene.nodes[id] = r
+  for _, t in ipairs(r.tags) do E.tag_in_scene(scene, r, t) end
   for _, c in ipairs(r.components) do E.register_component(scene, c) end
   for _, child in ipairs(r.children) do register_node(scene, child) end
 end
@@ -694,11 +695,15 @@ N.AddTag = function(self, tag)
   if tag == nil or tag == "" then return end
   for _, t in ipairs(r.tags) do if t == tag then return end end
   r.tags[#r.tags + 1] = tag
+  if r.scene then E.tag_in_scene(r.scene, r, tag) end
   scene_event(r.scene, "NodeTagAdded", {Node = r.proxy, Tag = tag})
 end
 N.AddTags = function(self, tags, sep)
   if type(tags) == "string" then
-    for t in tags:gmatch("[^" .. (sep or ";") .. "]+") do N.AddTag(self, t) end
+    -- Urho3D's Lua binding takes the separator as a char, i.e. its code (59 for ';'); a one-character string works too
+    if type(sep) == "number" then sep = string.char(math.tointeger(sep) or 59) end
+    sep = sep or ";"
+    for t in tags:gmatch("[^" .. sep:gsub("%W", "%%%0") .. "]+") do N.AddTag(self, t) end
   else
     for _, t in ipairs(tags) do N.AddTag(self, t) end
   end
@@ -784,6 +789,7 @@ Scene.new = function()
   r.next_node, r.next_local_node = FIRST_REPLICATED_ID, FIRST_LOCAL_ID
   r.next_component, r.next_local_component = FIRST_REPLICATED_ID, FIRST_LOCAL_ID
   r.update_enabled = true
+  r.tag_counter = 0
   r.time_scale = 1.0
   r.elapsed = 0.0
   r.smoothing_constant = 50.0
@@ -801,6 +807,27 @@ local function scene_rec(self)
   return r
 end
 SC.GetNode = function(self, id) local n = scene_rec(self).nodes[id]; return n and n.proxy end
+-- Urho3D's Scene keeps a list per tag, appended to as nodes get the tag in the scene; the order is that.
+function E.tag_in_scene(scene, r, tag)
+  scene.tag_counter = scene.tag_counter + 1
+  r.tag_seq = r.tag_seq or {}
+  r.tag_seq[tag] = scene.tag_counter
+end
+SC.GetNodesWithTag = function(self, tag)
+  local scene = scene_rec(self)
+  local found = {}
+  for _, r in pairs(scene.nodes) do
+    if r ~= scene and r.tag_seq and r.tag_seq[tag] then
+      for _, t in ipairs(r.tags) do
+        if t == tag then found[#found + 1] = r; break end
+      end
+    end
+  end
+  table.sort(found, function(a, b) return a.tag_seq[tag] < b.tag_seq[tag] end)
+  local out = {}
+  for i, r in ipairs(found) do out[i] = r.proxy end
+  return out
+end
 SC.GetComponent = function(self, a, b)
   if type(a) == "number" then
     local c = scene_rec(self).component_ids[a]

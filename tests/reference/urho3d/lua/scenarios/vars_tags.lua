@@ -27,7 +27,7 @@ function S.Start()
     n:AddTag("all")
     n:CreateChild("Inner" .. i):AddTag("inner")
   end
-  a:AddTags("x;y;z")
+  a:AddTags("x;y;z", 59)   -- Urho3D's binding takes the separator as a char code; a string or none adds nothing
   Trace.bool("a has x", a:HasTag("x"))
   Trace.bool("a has z", a:HasTag("z"))
   Trace.bool("a has y", a:HasTag("y"))
