@@ -312,7 +312,15 @@ class _Comparer:
             label = f"{a[1] or '(scene)'}#{a[0]}"
             for i, (qa, qb) in enumerate(zip(a[4], b[4], strict=True)):
                 self.number("position", f"{label} position[{i}]", qa, qb)
-            for i, (qa, qb) in enumerate(zip(a[5], b[5], strict=True)):
+            # q and -q are the same rotation: a node's is compared with the sign that matches best (an angle of
+            # 190 degrees and one of -170 give opposite quaternions for one orientation)
+            qb_list = b[5]
+            if _all_numbers(a[5]) and _all_numbers(qb_list):
+                same = max(abs(x - y) for x, y in zip(a[5], qb_list, strict=True))
+                flipped = max(abs(x + y) for x, y in zip(a[5], qb_list, strict=True))
+                if flipped < same:
+                    qb_list = [-y for y in qb_list]
+            for i, (qa, qb) in enumerate(zip(a[5], qb_list, strict=True)):
                 self.number("rotation", f"{label} rotation[{'wxyz'[i]}]", qa, qb)
             for i, (qa, qb) in enumerate(zip(a[6], b[6], strict=True)):
                 self.number("scale", f"{label} scale[{i}]", qa, qb)
@@ -320,6 +328,10 @@ class _Comparer:
 
 def _is_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _all_numbers(values: list[Any]) -> bool:
+    return all(_is_number(v) for v in values)
 
 
 def _node_structure(n: list[Any]) -> tuple[Any, ...]:

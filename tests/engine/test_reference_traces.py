@@ -89,6 +89,13 @@ def test_a_wrong_sign_is_a_divergence_at_its_frame() -> None:
     assert "Ball#2 position[1]" in result.problems[0]
 
 
+def test_a_node_rotation_and_its_negation_are_the_same_rotation() -> None:
+    ours = FRAME1.replace("[0.707107,0,0.707107,0]", "[-0.707107,0,-0.707107,0]")
+    assert compare(_trace(FRAME0, FRAME1), _trace(FRAME0, ours), TIGHT).agrees
+    turned = FRAME1.replace("[0.707107,0,0.707107,0]", "[0.707107,0,-0.707107,0]")
+    assert compare(_trace(FRAME0, FRAME1), _trace(FRAME0, turned), TIGHT).status == Status.DISAGREE
+
+
 def test_deviation_within_tolerance_agrees_and_is_reported() -> None:
     ours = FRAME1.replace("[0.5,-1.25,2]", "[0.50005,-1.25,2]")
     result = compare(_trace(FRAME0, FRAME1), _trace(FRAME0, ours), TIGHT)
