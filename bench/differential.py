@@ -21,7 +21,7 @@ import click
 if __package__ in (None, ""):  # run as a script: make the repository's packages importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine._differential import QUANTITIES, Status, check_scenario, load_tolerances, read_trace, trace_files
+from engine.differential import QUANTITIES, Status, check_scenario, load_tolerances, read_trace, trace_files
 
 REFERENCE = Path(__file__).resolve().parent.parent / "tests" / "reference" / "urho3d"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engine._differential import (
+from engine.differential import (
     Agreement,
     Status,
     Tolerances,
