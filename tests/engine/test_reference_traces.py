@@ -2,7 +2,7 @@
 
 The traces under tests/reference/urho3d/traces/ were recorded by running the scenarios in Urho3D (headless, at the
 commit their headers name; docs/fidelity.md). This test does not need Urho3D: it runs each scenario in this engine
-with the same recorder and compares (engine/_differential.py). A scenario that needs API this engine does not
+with the same recorder and compares (engine/differential.py). A scenario that needs API this engine does not
 implement yet is skipped as "not implemented: <API>" — listed by pytest's -ra, never a silent pass — and is
 compared as soon as the API exists.
 """
