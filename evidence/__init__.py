@@ -2,6 +2,7 @@
 and the verdict, each with versioned JSON.  `engine`, `ledger` and `grader` all speak it; it imports none of them.
 """
 
+from ._artifact import MAX_ARTIFACT_BYTES, ArchiveError, Artifact
 from ._model import (
     REPORT_SCHEMA,
     SEVERITIES,
@@ -14,7 +15,6 @@ from ._model import (
     EngineReport,
     ErrorRecord,
     EvidenceError,
-    GradeResult,
     GraderInfo,
     JsonValue,
     L0Check,
@@ -32,9 +32,12 @@ from ._model import (
 )
 
 __all__ = [
+    "MAX_ARTIFACT_BYTES",
     "REPORT_SCHEMA",
     "SEVERITIES",
     "VERDICT_SCHEMA",
+    "ArchiveError",
+    "Artifact",
     "AttemptOutcome",
     "Check",
     "Diagnostic",
@@ -43,7 +46,6 @@ __all__ = [
     "EngineReport",
     "ErrorRecord",
     "EvidenceError",
-    "GradeResult",
     "GraderInfo",
     "JsonValue",
     "L0Check",

@@ -554,14 +554,3 @@ class Verdict:
             grader=GraderInfo(str(grader.get("version", "")), str(grader.get("build", ""))) if grader else None,
             settings_hash=_get(data, "settings_hash", str, where, None) if version >= 2 else None,
         )
-
-
-@dataclass(frozen=True)
-class GradeResult:
-    """A verdict and the wall times of its levels (seconds), which are not evidence."""
-
-    verdict: Verdict
-    timings: dict[str, float]
-
-    def to_json(self) -> str:
-        return self.verdict.canonical()

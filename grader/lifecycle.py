@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evidence import AttemptOutcome, GradeResult, Level, Verdict
+from evidence import AttemptOutcome, Level, Verdict
 
 from ._settings import default
 from .drivers import DriverError, prepare_workspace, resolve_driver
-from .pipeline import grade
+from .pipeline import GradeResult, grade
 from .tasks import Task
 
 SANDBOXES = ("none", "docker")
@@ -112,7 +112,7 @@ class RunPaths:
 
 
 def new_run(runs_dir: Path) -> RunPaths:
-    run = RunPaths(Path(runs_dir) / f"run-{uuid.uuid4().hex[:12]}")
+    run = RunPaths(Path(runs_dir).resolve() / f"run-{uuid.uuid4().hex[:12]}")
     run.root.mkdir(parents=True, exist_ok=False)
     return run
 
@@ -308,7 +308,7 @@ def attempt_task(task: Task, agent: PreparedAgent, run: RunPaths, repetition: in
                                       None, None, str(paths.root), (str(failures[-1]),), len(failures))
     result = grade(task, paths.workspace, lib_dirs)
     _write_result(paths, result, filled)
-    result_hash = (record_graded(ledger, task, result, paths.workspace, filled, edition_id, repetition)
+    result_hash = (record_graded(ledger, task, result, filled, edition_id, repetition)
                    if ledger is not None else None)
     v = result.verdict
     return AttemptSummary(agent.spec, task.qualified_id, repetition, filled.outcome, v.passed,

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from engine import API_VERSION
-from evidence import GradeResult, Layer
+from evidence import Layer
 from ledger import (
     Ledger,
     LedgerError,
@@ -20,6 +19,7 @@ from ledger import (
     result as ledger_result,
 )
 
+from .pipeline import GradeResult
 from .tasks import Task, battery_hash, task_hash
 
 
@@ -34,16 +34,16 @@ def model_facts(model: Any) -> ModelFacts | None:
     return ModelFacts(model.provider, model.name, model.version, model.reasoning_mode) if model else None
 
 
-def record_graded(ledger: Ledger, task: Task, result: GradeResult, deliverable: Path, filled: Any,
-                  edition_id: int | None = None, repetition: int = 0, driver: str | None = None) -> str:
-    """Append a graded attempt (grader.lifecycle.Filled: its driver, outcome, usage, profile and model), its
-    deliverable by content hash and its result; return the result hash."""
+def record_graded(ledger: Ledger, task: Task, result: GradeResult, filled: Any, edition_id: int | None = None,
+                  repetition: int = 0, driver: str | None = None) -> str:
+    """Append a graded attempt (grader.lifecycle.Filled: its driver, outcome, usage, profile and model), the
+    archive of the deliverable it judged, by content hash, and its result; return the result hash."""
     usage = filled.usage if filled is not None else None
     timings = dict(result.timings)
     if filled is not None and filled.agent_seconds is not None:
         timings["agent"] = filled.agent_seconds
     return record_attempt(
-        ledger, task_facts(task), result.verdict, timings, deliverable, driver or filled.driver,
+        ledger, task_facts(task), result.verdict, timings, result.artifact, driver or filled.driver,
         filled.outcome, repetition=repetition, model=model_facts(filled.model), edition_id=edition_id,
         tokens=(getattr(usage, "tokens_in", None), getattr(usage, "tokens_out", None)),
         cost_usd=getattr(usage, "cost_usd", None), tool_calls=getattr(usage, "tool_calls", None),

@@ -11,10 +11,11 @@ from typing import Any
 
 from engine import API_VERSION
 from evidence import Verdict
-from ledger import Ledger, LedgerError, load_artifact, unpack_archive
+from ledger import Ledger, LedgerError, load_artifact
 from ledger import result as ledger_result
 
-from .pipeline import grade
+from .deliverable import DeliverableError, Tree, max_archive_bytes
+from .pipeline import grade_tree
 from .tasks import Suite, Task, battery_hash, load_suite, repository_suites, task_hash
 
 HELD_OUT_ENV = "GRADER_HELDOUT_SUITES"
@@ -37,11 +38,18 @@ def suite_of(task: Task, held_out: tuple[Path, ...] = ()) -> Suite | None:
     return None
 
 
-def find_task_by_hash(task_hash_value: str, held_out: tuple[Path, ...] = ()) -> Task:
+def find_task_by_hash(task_hash_value: str, held_out: tuple[Path, ...] = (), battery: str | None = None) -> Task:
+    """The task with this task_hash (and, when given, this battery_hash: a suite kept as it was beats one whose
+    battery has moved on); a task whose battery differs is returned only when no suite has both."""
+    found: list[Task] = []
     for suite in candidate_suites(held_out):
         for task in suite.tasks:
             if task_hash(task) == task_hash_value:
-                return task
+                if battery is None or battery_hash(task, API_VERSION) == battery:
+                    return task
+                found.append(task)
+    if found:
+        return found[0]
     raise LedgerError(f"no task with task_hash {task_hash_value} in the repository's suites or the held-out "
                       f"suites given (--suite-path or ${HELD_OUT_ENV}): it is no longer present or has changed")
 
@@ -53,11 +61,14 @@ class ReplayReport:
     recorded_digest: str
     replayed_digest: str
     pins: dict[str, dict[str, Any]] = field(default_factory=dict)   # pin -> {recorded, now}, only those that differ
-    differences: list[str] = field(default_factory=list)            # checks whose outcome or value differ
+    differences: list[str] = field(default_factory=list)            # checks of both whose outcome or value differ
+    added: list[str] = field(default_factory=list)                  # checks only the replay has (a newer grader)
+    removed: list[str] = field(default_factory=list)                # checks only the recorded verdict has
 
     def to_json(self) -> dict[str, Any]:
         return {"result_hash": self.result_hash, "match": self.match, "recorded_digest": self.recorded_digest,
-                "replayed_digest": self.replayed_digest, "pins": self.pins, "differences": self.differences}
+                "replayed_digest": self.replayed_digest, "pins": self.pins, "differences": self.differences,
+                "added": self.added, "removed": self.removed}
 
 
 def pins(verdict: Verdict) -> dict[str, Any]:
@@ -87,21 +98,27 @@ def replay(ledger: Ledger, prefix: str, held_out: tuple[Path, ...] = ()) -> Repl
     recorded = view.result.verdict
     if not view.artifact_hash:
         raise LedgerError(f"result {view.result.result_hash} has no stored deliverable to replay")
-    task = find_task_by_hash(recorded.task_hash, held_out)
+    task = find_task_by_hash(recorded.task_hash, held_out, recorded.battery_hash)
     current_battery = battery_hash(task, API_VERSION)
     if current_battery != recorded.battery_hash:
         raise LedgerError(f"the battery of {task.qualified_id} has changed since the result was recorded "
                           f"({recorded.battery_hash[:12]} then, {current_battery[:12]} now)")
+    try:
+        tree = Tree.from_archive(load_artifact(ledger, view.artifact_hash).compressed, max_archive_bytes(task.limits))
+    except DeliverableError as exc:
+        raise LedgerError(f"result {view.result.result_hash}: its stored deliverable cannot be read: {exc}") from None
     with tempfile.TemporaryDirectory(prefix="grader-replay-") as tmp:
         deliverable = Path(tmp) / "deliverable"
-        unpack_archive(load_artifact(ledger, view.artifact_hash), deliverable)
-        again = grade(task, deliverable).verdict
+        tree.write(deliverable)
+        again = grade_tree(task, tree, deliverable).verdict
     then, now = pins(recorded), pins(again)
     differing = {k: {"recorded": then[k], "now": now[k]} for k in then if then[k] != now[k]}
     before, after = check_map(recorded), check_map(again)
-    differences = [f"{k}: recorded {before.get(k)!r}, now {after.get(k)!r}"
-                   for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+    differences = [f"{k}: recorded {before[k]!r}, now {after[k]!r}"
+                   for k in sorted(set(before) & set(after)) if before[k] != after[k]]
     return ReplayReport(result_hash=view.result.result_hash,
                         match=again.evidence_digest == recorded.evidence_digest,
                         recorded_digest=recorded.evidence_digest, replayed_digest=again.evidence_digest,
-                        pins=differing, differences=differences)
+                        pins=differing, differences=differences,
+                        added=[f"{k}: {after[k]!r}" for k in sorted(set(after) - set(before))],
+                        removed=[f"{k}: {before[k]!r}" for k in sorted(set(before) - set(after))])

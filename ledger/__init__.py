@@ -1,7 +1,7 @@
 """The append-only SQL ledger: facts are only ever inserted (the database refuses UPDATE and DELETE), every
 fact enters a hash chain, deliverables are stored once by content hash, and corrections are new rows."""
 
-from ._archive import ArchiveError, pack_directory, unpack_archive
+from ._archive import ArchiveError, Artifact
 from ._editions import (
     Pins,
     SuiteFacts,
@@ -34,17 +34,28 @@ from ._records import (
     record_attempt,
     record_infra_attempt,
 )
-from ._store import Ledger, LedgerError, default_database_url, result_hash_of, upgrade
+from ._store import (
+    Ledger,
+    LedgerCorruptError,
+    LedgerError,
+    LedgerUnavailableError,
+    default_database_url,
+    result_hash_of,
+    upgrade,
+)
 
 __all__ = [
     "FACT_TABLES",
     "ArchiveError",
+    "Artifact",
     "AttemptView",
     "Base",
     "CorrectionView",
     "EditionView",
     "Ledger",
+    "LedgerCorruptError",
     "LedgerError",
+    "LedgerUnavailableError",
     "ModelFacts",
     "Pins",
     "ResultView",
@@ -64,12 +75,10 @@ __all__ = [
     "latest_edition",
     "list_editions",
     "load_artifact",
-    "pack_directory",
     "record_attempt",
     "record_infra_attempt",
     "result",
     "result_hash_of",
     "tasks_of",
-    "unpack_archive",
     "upgrade",
 ]

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import uuid
-import zlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 
 from evidence import AttemptOutcome, Verdict
 
-from ._archive import pack_directory
+from ._archive import Artifact
 from ._models import (
     ArtifactRow,
     AttemptRow,
@@ -50,12 +48,13 @@ class ModelFacts:
     reasoning_mode: str = "default"
 
 
-def store_artifact(ledger: Ledger, session: Any, deliverable: Path) -> str:
-    """Archive the deliverable deterministically and store it once; returns its hash."""
-    digest, raw, compressed = pack_directory(deliverable)
-    if session.get(ArtifactRow, digest) is None:
-        ledger.append(session, ArtifactRow(hash=digest, size=len(raw), compressed=compressed, created_at=now()))
-    return digest
+def store_artifact(ledger: Ledger, session: Any, artifact: Artifact) -> str:
+    """Store a deliverable's archive once (checked against its hash first); returns its hash."""
+    if session.get(ArtifactRow, artifact.hash) is None:
+        artifact.verify()
+        ledger.append(session, ArtifactRow(hash=artifact.hash, size=artifact.size, compressed=artifact.compressed,
+                                           created_at=now()))
+    return artifact.hash
 
 
 def _check_pins(session: Any, edition_id: int, facts: TaskFacts, profile_hash: str | None,
@@ -148,7 +147,7 @@ def record_attempt(
     facts: TaskFacts,
     verdict: Verdict,
     timings: dict[str, float],
-    deliverable: Path | None,
+    artifact: Artifact | None,
     driver: str,
     outcome: AttemptOutcome = AttemptOutcome.COMPLETED,
     repetition: int = 0,
@@ -164,21 +163,23 @@ def record_attempt(
     sandbox profile refuses an attempt recorded under another one, or under none."""
     if not outcome.counted:
         raise LedgerError(f"{outcome}: an attempt the infrastructure failed has no result (record_infra_attempt)")
+    if artifact is not None and verdict.schema_version >= 2 and artifact.hash != verdict.deliverable_hash:
+        raise LedgerError("the stored deliverable is not the one the verdict judged (its hash differs)")
     if verdict.task_hash != facts.task_hash or verdict.battery_hash != facts.battery_hash:
         raise LedgerError("the verdict's task or battery hash does not match the task being recorded")
     with ledger.appending() as session:
         if edition_id is not None:
             _check_pins(session, edition_id, facts, profile_hash, verdict)
         model_id = _append_facts(ledger, session, facts, model)
-        artifact = store_artifact(ledger, session, deliverable) if deliverable is not None else None
+        stored = store_artifact(ledger, session, artifact) if artifact is not None else None
         attempt_id = uuid.uuid4().hex
         ledger.append(session, AttemptRow(
             id=attempt_id, edition_id=edition_id, model_id=model_id, task_hash=facts.task_hash,
             battery_hash=facts.battery_hash, repetition=repetition, driver=driver, outcome=outcome,
             timings={k: round(v, 6) for k, v in sorted(timings.items())}, tokens_in=tokens[0],
-            tokens_out=tokens[1], cost_usd=cost_usd, artifact_hash=artifact, created_at=now(),
+            tokens_out=tokens[1], cost_usd=cost_usd, artifact_hash=stored, created_at=now(),
             tool_calls=tool_calls, profile_hash=profile_hash))
-        rhash = result_hash_of(attempt_id, verdict.evidence_digest, artifact)
+        rhash = result_hash_of(attempt_id, verdict.evidence_digest, stored)
         ledger.append(session, ResultRow(
             result_hash=rhash, attempt_id=attempt_id, verdict=verdict.canonical(),
             evidence_digest=verdict.evidence_digest, passed=verdict.passed,
@@ -202,10 +203,11 @@ def correct_result(ledger: Ledger, prefix: str, passed: bool, reason: str, autho
         return row.id
 
 
-def load_artifact(ledger: Ledger, artifact_hash: str) -> bytes:
+def load_artifact(ledger: Ledger, artifact_hash: str) -> Artifact:
+    """A stored deliverable, checked against its hash (a corrupt artifact is refused, never replayed)."""
     row = ledger.get(ArtifactRow, artifact_hash)
     if row is None:
         raise LedgerError(f"artifact {artifact_hash} is not in the ledger")
-    data = bytes(row.compressed)
-    zlib.decompress(data)  # refuse a corrupt artifact early
-    return data
+    artifact = Artifact(row.hash, row.size, bytes(row.compressed))
+    artifact.verify()
+    return artifact

@@ -12,8 +12,8 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from evidence import GradeResult
 from grader.drivers import DriverError
+from grader.pipeline import GradeResult
 from grader.tasks import Suite, Task, TaskError, find_task, repository_suites
 
 from ._common import (
@@ -75,7 +75,7 @@ def grade(task_ref: str, deliverable: Path, in_container: bool, database: str | 
         result = run_grade(task, deliverable)
     result_hash = None
     if ledger is not None:
-        result_hash = record_graded(ledger, task, result, deliverable, Filled(driver="grade"))
+        result_hash = record_graded(ledger, task, result, Filled(driver="grade"))
     _finish(result, result_hash, ledger, as_json)
 
 
@@ -113,7 +113,7 @@ def _prepare(agents: list[str], sandbox: str, gateway: str | None, pass_env: tup
     if edition is not None:
         edition_id = editions.check(ledger, edition, suite, [p.profile_hash for p in prepared])
     if sandbox == "none":
-        click.echo("Warning: --sandbox none: nothing is isolated; the driver runs on this machine as you", err=True)
+        click.echo("Warning: --sandbox none: nothing is isolated; drivers run on this machine as you", err=True)
     return prepared, edition_id
 
 
@@ -238,9 +238,9 @@ def run_suite(suite: str, agents: tuple[str, ...], repetitions: int, sandbox: st
     tasks: list[Task] = list(chosen.tasks)
     total = len(tasks) * len(prepared) * repetitions
     if not as_json:
-        console.print(f"grading {len(tasks)} tasks of {chosen.name} {chosen.version} with "
-                      f"{', '.join(agents)} ({total} attempts); ledger "
-                      f"{ledger.display_url if ledger else 'none (--no-record)'}", highlight=False)
+        click.echo(f"grading {len(tasks)} tasks of {chosen.name} {chosen.version} with {', '.join(agents)} "
+                   f"({total} attempts)")
+        click.echo(f"ledger {ledger.display_url if ledger else 'none (--no-record)'}")
     with _Reporter(total, console.is_terminal and not as_json) as reporter:
         run = run_attempts(tasks, prepared, runs_dir, ledger=ledger, edition_id=edition_id,
                            repetitions=repetitions, infra_retries=infra_retries, progress=reporter)
@@ -255,6 +255,8 @@ def run_suite(suite: str, agents: tuple[str, ...], repetitions: int, sandbox: st
               "interrupted": run.interrupted, "agents": per_agent, "attempts": [a.to_json() for a in run.attempts]})
     else:
         table = Table("agent", "task", "rep", "verdict", "failed at", "result")
+        for column in table.columns:
+            column.overflow = "fold"
         for a in run.attempts:
             verdict = (f"[yellow]{a.outcome.value}[/] (not graded)" if not a.graded
                        else "[green]pass[/]" if a.passed else "[red]fail[/]")
@@ -265,15 +267,15 @@ def run_suite(suite: str, agents: tuple[str, ...], repetitions: int, sandbox: st
         for spec, s in per_agent.items():
             rate = f"{s['pass_rate']:.0%}" if s["pass_rate"] is not None else "-"
             f = s["funnel"]
-            console.print(f"[bold]{spec}[/]: L2 pass rate {rate} ({s['passed']}/{s['graded']}); failed first at "
-                          f"L0 {f['L0']}, L1 {f['L1']}, L2 {f['L2']}"
-                          + (f"; {s['not_graded']} not graded after sandbox failures" if s["not_graded"] else ""),
-                          highlight=False)
-        state = "[red]interrupted[/]: " if run.interrupted else ""
-        console.print(f"{state}{len(run.attempts)} of {run.planned} attempts in {run.seconds:.1f} s; run "
-                      f"{run.run.run_id} in {run.run.root}"
-                      + (f"; results in {ledger.display_url} (grader results)" if ledger else ""),
-                      highlight=False)
+            click.echo(f"{spec}: L2 pass rate {rate} ({s['passed']}/{s['graded']}); failed first at "
+                       f"L0 {f['L0']}, L1 {f['L1']}, L2 {f['L2']}"
+                       + (f"; {s['not_graded']} not graded after sandbox failures" if s["not_graded"] else ""))
+        state = "interrupted: " if run.interrupted else ""
+        folder = run.run.root.relative_to(Path.cwd()) if run.run.root.is_relative_to(Path.cwd()) else run.run.root
+        click.echo(f"{state}{len(run.attempts)} of {run.planned} attempts in {run.seconds:.1f} s; run "
+                   f"{run.run.run_id} in {folder}")
+        if ledger:
+            click.echo(f"results in {ledger.display_url} (grader results lists them)")
     if run.interrupted:
         sys.exit(INTERRUPTED)
     sys.exit(Exit.INFRA if lost else Exit.OK)

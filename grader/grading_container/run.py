@@ -18,9 +18,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from evidence import EvidenceError, GradeResult, Verdict
+from evidence import EvidenceError, Verdict
 from grader._containers import LABEL, ContainerError, client, signals_deferred, terminate_as_interrupt
-from grader.tasks import Task, battery_hash, deliverable_hash, task_hash
+from grader.deliverable import scan
+from grader.pipeline import GradeResult
+from grader.tasks import Task, battery_hash, task_hash
 from grader.verdict import engine_info, grader_info, task_settings_hash
 
 from .image import GRADER_UID, SCRATCH, grader_image
@@ -47,8 +49,9 @@ def check_verdict(task: Task, deliverable: Path, data: bytes) -> GradeResult:
         timings = {str(k): float(v) for k, v in doc["timings"].items()}
     except (ValueError, KeyError, TypeError, AttributeError, EvidenceError) as exc:
         raise GradingError(f"the grading container's verdict is not readable: {exc}") from None
+    artifact = scan(deliverable, task.limits).pack()   # what the host reads is what the ledger will keep
     expected = {"task_id": task.qualified_id, "task_hash": task_hash(task),
-                "battery_hash": battery_hash(task, API_VERSION), "deliverable_hash": deliverable_hash(deliverable),
+                "battery_hash": battery_hash(task, API_VERSION), "deliverable_hash": artifact.hash,
                 "engine": engine_info(), "grader": grader_info(), "settings_hash": task_settings_hash(task)}
     for key, value in expected.items():
         got = getattr(verdict, key)
@@ -56,7 +59,7 @@ def check_verdict(task: Task, deliverable: Path, data: bytes) -> GradeResult:
             raise GradingError(f"the grading container's verdict has {key} {got!r}, expected {value!r}")
     if not verdict.digest_ok():
         raise GradingError("the grading container's verdict does not match its evidence digest")
-    return GradeResult(verdict, timings)
+    return GradeResult(verdict, timings, artifact)
 
 
 def _read_verdict(out: Path) -> bytes | None:

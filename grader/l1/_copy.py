@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from grader.deliverable import Tree, scan
+from grader.tasks import Limits
+
 CONFIG_NAMES = frozenset({".emmyrc.json", ".luarc.json", ".emmyrc.lua"})
 _DIRECTIVE = re.compile(r"(?<=@)([ \t]*)(diagnostic|meta|schema)(?![A-Za-z0-9_])")
 
@@ -22,26 +25,14 @@ def neutralise(text: str) -> str:
     return _DIRECTIVE.sub(lambda m: m.group(1) + "_" + m.group(2)[1:], text)
 
 
-def lua_sources(deliverable: Path) -> dict[str, str]:
-    """Every Lua file of the deliverable (no symlinks, no configuration files): relative POSIX path -> text,
-    decoded as the engine decodes it (UTF-8, invalid bytes replaced)."""
-    root = deliverable.resolve()
-    sources: dict[str, str] = {}
-    for path in sorted(root.rglob("*.lua")):
-        rel_parts = path.relative_to(root).parts
-        if CONFIG_NAMES.intersection(rel_parts) or not path.is_file() or _through_symlink(root, rel_parts):
-            continue
-        sources["/".join(rel_parts)] = path.read_bytes().decode("utf-8", errors="replace")
-    return sources
-
-
-def _through_symlink(root: Path, parts: tuple[str, ...]) -> bool:
-    current = root
-    for part in parts:
-        current = current / part
-        if current.is_symlink():
-            return True
-    return False
+def lua_sources(deliverable: Path | Tree) -> dict[str, str]:
+    """Every Lua file of the deliverable that was read whole (regular files only, never through a link, with a
+    UTF-8 name, no configuration files): relative POSIX path -> text, decoded as the engine decodes it (UTF-8,
+    invalid bytes replaced).  A folder is read with the grader's default limits."""
+    tree = deliverable if isinstance(deliverable, Tree) else scan(Path(deliverable), Limits())
+    return {e.path: e.content.decode("utf-8", errors="replace") for e in tree.files
+            if e.path.endswith(".lua") and e.content is not None and e.utf8_name
+            and not CONFIG_NAMES.intersection(e.path.split("/"))}
 
 
 def write_copy(sources: dict[str, str], dest: Path) -> dict[str, str]:

@@ -7,6 +7,8 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from grader.deliverable import Tree
+
 from ._result import L1Result
 from ._server import L1Server
 
@@ -24,10 +26,10 @@ def server(library: Sequence[Path] = ()) -> L1Server:
         return found
 
 
-def analyse(workspace_dir: Path, *, library: Sequence[Path] = ()) -> L1Result:
-    """L1 over a deliverable folder.  `library` adds Lua library folders (e.g. TapTap's urhox-libs) whose
-    globals and modules the deliverable may use."""
-    return server(library).analyse(Path(workspace_dir))
+def analyse(deliverable: Path | Tree, *, library: Sequence[Path] = ()) -> L1Result:
+    """L1 over a deliverable (a folder, or the grader's bounded reading of one).  `library` adds Lua library
+    folders (e.g. TapTap's urhox-libs) whose globals and modules the deliverable may use."""
+    return server(library).analyse(deliverable)
 
 
 def shutdown() -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from grader.deliverable import Tree
 
 from ._config import emmyrc, write_emmyrc
 from ._copy import lua_sources, write_copy
@@ -83,9 +84,10 @@ class L1Server:
 
     # -- public --------------------------------------------------------------------------------------------
 
-    def analyse(self, deliverable: Path) -> L1Result:
-        """Analyse the deliverable folder: its Lua files, by the server and by Lua 5.4's compiler."""
-        sources = lua_sources(Path(deliverable))
+    def analyse(self, deliverable: Path | Tree) -> L1Result:
+        """Analyse the deliverable (a folder, or the grader's bounded reading of one): its Lua files, by the
+        server and by Lua 5.4's compiler."""
+        sources = lua_sources(deliverable)
         lua_found = check_syntax(sources)
         with self._lock:
             server_found = self._analyse_with_retry(sources)

@@ -1,82 +1,75 @@
-"""L0: the deliverable exists, stays inside its folder, is within the task's limits, and its Lua is valid UTF-8."""
+"""L0: the deliverable is a folder whose every entry the grader could read within the task's limits, nothing in it
+leaves it, its Lua is valid UTF-8, and the entry script and required files are there.
+
+L0 judges the grader's bounded reading of the deliverable (grader/deliverable.py), never the folder itself: the
+same listing is what the ledger stores, so a replay judges exactly what was graded.
+"""
 
 from __future__ import annotations
 
 import fnmatch
-import os
-import stat
-from pathlib import Path
 
 from evidence import L0Check, L0Result
+from grader.deliverable import Tree
 from grader.tasks import Task
 
-
-def _walk(root: Path) -> tuple[list[Path], list[str], list[str], list[str]]:
-    """Regular files, and the problems found: links out, special files, hard links."""
-    files: list[Path] = []
-    links_out: list[str] = []
-    special: list[str] = []
-    hard: list[str] = []
-    real_root = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        for name in sorted(dirnames + filenames):
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            info = path.lstat()
-            if stat.S_ISLNK(info.st_mode):
-                target = os.readlink(path)
-                resolved = path.resolve()
-                if os.path.isabs(target) or not resolved.is_relative_to(real_root):
-                    links_out.append(f"{rel} -> {target}")
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                continue
-            if not stat.S_ISREG(info.st_mode):
-                special.append(rel)
-                continue
-            if info.st_nlink > 1:
-                hard.append(rel)
-            files.append(path)
-    return files, links_out, special, hard
+SHOWN = 10
+# Checks whose failure means the folder cannot be run safely or whole: L2 does not run the game then.
+SAFETY_CHECKS = ("deliverable_is_folder", "names_are_utf8", "no_links_out", "no_special_files", "listing_complete",
+                 "file_count", "file_size", "total_size", "files_readable")
 
 
-def check_deliverable(task: Task, root: Path) -> L0Result:
+def _listed(items: list[str]) -> str:
+    more = f"; and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
+    return "; ".join(items[:SHOWN]) + more
+
+
+def check_deliverable(task: Task, tree: Tree) -> L0Result:
     """Every L0 check, named, in a fixed order; all run even when one fails."""
     limits = task.limits
-    checks: list[L0Check] = []
-    if not root.is_dir() or root.is_symlink():
-        checks.append(L0Check("deliverable_is_folder", False, "the deliverable is not a folder"))
-        return L0Result(False, tuple(checks))
-    checks.append(L0Check("deliverable_is_folder", True))
-    files, links_out, special, hard = _walk(root)
-    checks.append(L0Check("no_links_out", not links_out, "; ".join(links_out[:10])))
-    checks.append(L0Check("no_special_files", not special, "; ".join(special[:10])))
-    checks.append(L0Check("no_hard_links", not hard, "; ".join(hard[:10])))
-    rels = sorted(p.relative_to(root).as_posix() for p in files)
+    if not tree.is_folder:
+        return L0Result(False, (L0Check("deliverable_is_folder", False, "the deliverable is not a folder"),))
+    checks = [L0Check("deliverable_is_folder", True)]
+    bad_names = [e.name_bytes.decode("utf-8", "backslashreplace") for e in tree.entries if not e.utf8_name]
+    checks.append(L0Check("names_are_utf8", not bad_names, _listed(bad_names)))
+    links_out = [f"{e.path} -> {e.target} ({why})" for e in tree.entries if e.kind == "link"
+                 for why in [tree.link_escapes(e)] if why]
+    checks.append(L0Check("no_links_out", not links_out, _listed(links_out)))
+    special = [f"{e.path} ({e.special})" for e in tree.entries if e.kind == "special"]
+    checks.append(L0Check("no_special_files", not special, _listed(special)))
+    hard = [e.path for e in tree.files if e.hardlinked]
+    checks.append(L0Check("no_hard_links", not hard, _listed(hard)))
+    checks.append(L0Check("listing_complete", not tree.truncated,
+                          f"the listing stopped: {tree.truncated}" if tree.truncated else ""))
+    files = tree.files
     checks.append(L0Check("file_count", len(files) <= limits.max_files,
                           f"{len(files)} files (limit {limits.max_files})"))
-    sizes = {p.relative_to(root).as_posix(): p.lstat().st_size for p in files}
-    too_big = sorted(rel for rel, size in sizes.items() if size > limits.max_file_bytes)
-    checks.append(L0Check("file_size", not too_big,
-                          "; ".join(f"{r}: {sizes[r]} bytes" for r in too_big[:10]) or
-                          f"each at most {limits.max_file_bytes} bytes"))
-    total = sum(sizes.values())
+    too_big = [f"{e.path}: {e.size} bytes" for e in files if e.size > limits.max_file_bytes]
+    checks.append(L0Check("file_size", not too_big, _listed(too_big) or f"each at most {limits.max_file_bytes} bytes"))
+    total = sum(e.size for e in files)
     checks.append(L0Check("total_size", total <= limits.max_total_bytes,
                           f"{total} bytes (limit {limits.max_total_bytes})"))
+    unreadable = [f"{e.path}: {e.omitted}" for e in files
+                  if e.content is None and e.omitted not in ("over the file limit", "over the total limit")]
+    checks.append(L0Check("files_readable", not unreadable, _listed(unreadable)))
     bad_utf8 = []
-    for path in files:
-        if path.suffix == ".lua" and path.lstat().st_size <= limits.max_file_bytes:
-            data = path.read_bytes()
+    for e in files:
+        if e.path.endswith(".lua") and e.content is not None:
             try:
-                data.decode("utf-8")
+                e.content.decode("utf-8")
             except UnicodeDecodeError as exc:
-                line = data[: exc.start].count(b"\n") + 1
-                bad_utf8.append(f"{path.relative_to(root).as_posix()}:{line}")
-    checks.append(L0Check("lua_is_utf8", not bad_utf8, "; ".join(bad_utf8[:10])))
-    entry_ok = task.entry in rels
+                line = e.content[: exc.start].count(b"\n") + 1
+                bad_utf8.append(f"{e.path}:{line}")
+    checks.append(L0Check("lua_is_utf8", not bad_utf8, _listed(bad_utf8)))
+    names = sorted(e.path for e in files)
+    entry_ok = task.entry in names
     checks.append(L0Check("entry_script", entry_ok, task.entry if entry_ok else f"{task.entry} is missing"))
-    unmatched = [g for g in task.required if not fnmatch.filter(rels, g)]
+    unmatched = [g for g in task.required if not fnmatch.filter(names, g)]
     checks.append(L0Check("required_files", not unmatched,
                           "missing: " + ", ".join(unmatched) if unmatched else ", ".join(task.required)))
     return L0Result(all(c.passed for c in checks), tuple(checks))
+
+
+def safe_to_run(l0: L0Result) -> bool:
+    """The folder is whole and stays inside itself: L2 may run the game."""
+    return all(c.passed for c in l0.checks if c.name in SAFETY_CHECKS) and bool(l0.checks)

@@ -4,7 +4,7 @@
   prompt.md and every file under workspace/ as (path, SHA-256 of bytes), sorted by path.
 - battery_hash: the same over battery/, plus the engine's battery API version.
 - dataset_hash: SHA-256 over the sorted lines "task_id task_hash battery_hash".
-- deliverable_hash: the same tree digest over a deliverable folder.
+(A deliverable's hash is the SHA-256 of its deterministic archive: grader/deliverable.py.)
 Text files (valid UTF-8 without NUL) count with CRLF read as LF, so a Windows checkout hashes the same;
 mtimes, permissions and the order files are listed in never count.
 """
@@ -84,8 +84,3 @@ def dataset_hash(rows: list[tuple[str, str, str]]) -> str:
 def suite_dataset_hash(suite: Suite, api_version: str) -> str:
     """The dataset_hash of a whole suite: every task's id, task_hash and battery_hash."""
     return dataset_hash([(t.id, task_hash(t), battery_hash(t, api_version)) for t in suite.tasks])
-
-
-def deliverable_hash(root: Path) -> str:
-    """A deliverable's content: its files' bytes exactly as left (no line-ending normalisation)."""
-    return _sha(_canonical({"format": HASH_FORMAT, "files": tree_digest(root, normalise_text=False)}))

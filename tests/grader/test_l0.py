@@ -7,7 +7,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.levels import check_deliverable
+from grader.deliverable import scan
+from grader.levels import check_deliverable as check_tree
 from grader.tasks import load_task
 from tests.grader.conftest import TASK_TOML
 
@@ -19,6 +20,10 @@ def _deliverable(make_task: Callable[..., Path], tmp_path: Path) -> tuple[object
     return task, out
 
 
+def check_deliverable(task: object, root: Path) -> object:
+    return check_tree(task, scan(root, task.limits))  # type: ignore[arg-type, attr-defined]
+
+
 def failed(result: object) -> list[str]:
     return [c.name for c in result.checks if not c.passed]  # type: ignore[attr-defined]
 
@@ -28,8 +33,9 @@ def test_the_oracle_passes_every_check(make_task: Callable[..., Path], tmp_path:
     result = check_deliverable(task, out)
     assert result.passed and failed(result) == []
     assert [c.name for c in result.checks] == [
-        "deliverable_is_folder", "no_links_out", "no_special_files", "no_hard_links", "file_count", "file_size",
-        "total_size", "lua_is_utf8", "entry_script", "required_files"]
+        "deliverable_is_folder", "names_are_utf8", "no_links_out", "no_special_files", "no_hard_links",
+        "listing_complete", "file_count", "file_size", "total_size", "files_readable", "lua_is_utf8", "entry_script",
+        "required_files"]
 
 
 def test_symlinks_out_are_refused(make_task: Callable[..., Path], tmp_path: Path) -> None:
@@ -39,7 +45,7 @@ def test_symlinks_out_are_refused(make_task: Callable[..., Path], tmp_path: Path
     (out / "inside").symlink_to("scripts/main.lua")
     result = check_deliverable(task, out)
     assert failed(result) == ["no_links_out"]
-    detail = result.checks[1].detail
+    detail = result.check("no_links_out").detail
     assert "passwd -> /etc/passwd" in detail and "up -> .." in detail and "inside" not in detail
 
 
@@ -62,7 +68,7 @@ def test_limits_utf8_entry_and_required(make_task: Callable[..., Path], tmp_path
     (out / "big.bin").write_bytes(b"x" * 5000)
     result = check_deliverable(task, out)
     assert failed(result) == ["file_count", "file_size", "total_size", "lua_is_utf8"]
-    assert "scripts/bad.lua:2" in result.checks[7].detail
+    assert "scripts/bad.lua:2" in result.check("lua_is_utf8").detail
     (out / "scripts" / "main.lua").unlink()
     (out / "scripts" / "bad.lua").unlink()
     (out / "big.bin").unlink()

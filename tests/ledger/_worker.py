@@ -16,7 +16,6 @@ import argparse
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 from ledger import Ledger, record_attempt
 from ledger._models import AttemptRow
@@ -53,8 +52,8 @@ def main() -> None:
         print("loaded", flush=True)
         sys.stdin.readline()
     ledger = Ledger(args.url)
-    with tempfile.TemporaryDirectory(prefix="ledger-worker-") as tmp:
-        folders = [synth.deliverable(Path(tmp) / f"d{v}", v) for v in range(3)]
+    with tempfile.TemporaryDirectory(prefix="ledger-worker-"):
+        folders = [synth.deliverable(v) for v in range(3)]
         print("ready", flush=True)
         if args.wait:
             sys.stdin.readline()
@@ -62,7 +61,8 @@ def main() -> None:
         n = 0
         while args.count == 0 or n < args.count:
             facts = synth.task(n % 5)
-            rhash = record_attempt(ledger, facts, synth.verdict(facts, n), {"agent": 0.5, "grade": 0.25},
+            rhash = record_attempt(ledger, facts, synth.verdict(facts, n, artifact=folders[n % 3]),
+                                   {"agent": 0.5, "grade": 0.25},
                                    folders[n % 3], driver=f"synthetic:{args.tag}", repetition=n,
                                    model=synth.MODEL)
             n += 1

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from typing import Any
 
 from evidence import Verdict
-from ledger import ModelFacts, TaskFacts
+from ledger import Artifact, ModelFacts, TaskFacts
 from tests import synthetic
 
 MODEL = ModelFacts(provider="test", name="synthetic", version="2026-01-01")
@@ -22,21 +21,19 @@ def task(i: int) -> TaskFacts:
                      category="synthetic", difficulty="easy", capabilities=("input", "scene"), api_version="1")
 
 
-def verdict(facts: TaskFacts, n: int, passed: bool | None = None) -> Verdict:
+def verdict(facts: TaskFacts, n: int, passed: bool | None = None, artifact: Artifact | None = None) -> Verdict:
     ok = n % 3 != 0 if passed is None else passed
     return synthetic.verdict(facts.task_hash, facts.battery_hash, f"evidence {n}", ok,
-                             requirements=[("moves", "completeness", (), ok)], task_id=facts.task_id)
+                             requirements=[("moves", "completeness", (), ok)], task_id=facts.task_id,
+                             deliverable_hash=artifact.hash if artifact else "")
 
 
-def deliverable(root: Path, variant: int = 0) -> Path:
-    """A tiny game folder; the same variant always has the same content (hence the same artifact)."""
-    (root / "scripts").mkdir(parents=True, exist_ok=True)
-    (root / "scripts" / "main.lua").write_text(f"-- variant {variant}\nfunction Start() end\n")
-    (root / "README.md").write_text("synthetic deliverable\n")
-    return root
+def deliverable(variant: int = 0) -> Artifact:
+    """A tiny stored deliverable; the same variant always has the same bytes (hence the same artifact)."""
+    return synthetic.artifact(f"-- variant {variant}\nfunction Start() end\n".encode())
 
 
-def populate(ledger: Any, root: Path, schema: int = 4) -> list[str]:
+def populate(ledger: Any, schema: int = 4) -> list[str]:
     """An edition of a three-task dataset, results over its tasks (two sharing one deliverable, one without),
     corrections: a row in every fact table.  With `schema` 2 the edition is recorded as a grader before schema 3
     did (no dataset_tasks rows, no build or settings pins).  Returns the result hashes in order."""
@@ -55,13 +52,13 @@ def populate(ledger: Any, root: Path, schema: int = 4) -> list[str]:
             ledger.append(session, edition, SuiteRow(name="public", version="1", visibility="public",
                                                      dataset_hash=sha("dataset"), created_at=now()))
             edition_id = edition.id
-    same = deliverable(root / "same", 0)
+    same = deliverable(0)
     hashes = []
     for n in range(6):
         facts = task(n % 3)
-        folder = same if n % 2 == 0 else deliverable(root / f"other{n}", n)
-        hashes.append(record_attempt(ledger, facts, verdict(facts, n), {"agent": 1.5, "grade": 0.125},
-                                     folder if n != 5 else None, driver="synthetic", repetition=n,
+        stored = None if n == 5 else same if n % 2 == 0 else deliverable(n)
+        hashes.append(record_attempt(ledger, facts, verdict(facts, n, artifact=stored), {"agent": 1.5, "grade": 0.125},
+                                     stored, driver="synthetic", repetition=n,
                                      model=MODEL, edition_id=edition_id, tokens=(100 + n, 10 + n), cost_usd=0.01))
     correct_result(ledger, hashes[0], passed=False, reason="battery bug", author="tester")
     correct_result(ledger, hashes[0], passed=True, reason="battery fixed", author="tester")

@@ -17,7 +17,7 @@ PRIMARY_KEY = {m.class_.__tablename__: m.primary_key[0].name for m in Base.regis
 def _populate(url: str, root: Path) -> str:
     ledger = Ledger(url)
     try:
-        synth.populate(ledger, root)
+        synth.populate(ledger)
     finally:
         ledger.close()
     return url

@@ -3,6 +3,7 @@ battery changed, corrections through the CLI."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -12,20 +13,24 @@ from pathlib import Path
 
 import pytest
 
-from evidence import GradeResult
 from grader.lifecycle import Filled
-from grader.pipeline import grade
+from grader.pipeline import GradeResult, grade
 from grader.recording import record_graded
 from grader.replay import replay
 from grader.tasks import Task, find_task, load_task
 from ledger import Ledger, LedgerError
+from tests.ledger.helpers import scalar
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTERS = ["scene-solar-system", "move-with-keys", "coin-collector"]
 
 
 def record(store: Ledger, task: Task, result: GradeResult, deliverable: Path, driver: str) -> str:
-    return record_graded(store, task, result, deliverable, Filled(driver=driver))
+    """Record `result` as the grade of `deliverable` (the archive stored is the deliverable's own reading)."""
+    from grader.deliverable import scan
+
+    artifact = scan(deliverable, task.limits).pack()
+    return record_graded(store, task, dataclasses.replace(result, artifact=artifact), Filled(driver=driver))
 
 
 def _solutions(task_id: str) -> list[Path]:
@@ -68,13 +73,13 @@ def test_replay_refuses_a_changed_task_or_battery(ledger_url: str, tmp_path: Pat
         replay(store, result_hash, (copy_suite,))
 
 
-def test_a_tampered_artifact_does_not_match(ledger_url: str, tmp_path: Path) -> None:
+def test_a_mislabelled_deliverable_is_refused(ledger_url: str, tmp_path: Path) -> None:
     store = Ledger(ledger_url)
     task = find_task("public/coin-collector")
     wrong = task.paths.wrong_solutions()[0]
-    result_hash = record(store, task, grade(task, task.paths.oracle), wrong, "mislabelled")
-    report = replay(store, result_hash)  # the stored deliverable is not what was graded
-    assert not report.match and report.differences
+    with pytest.raises(LedgerError, match="not the one the verdict judged"):
+        record(store, task, grade(task, task.paths.oracle), wrong, "mislabelled")
+    assert scalar(ledger_url, "SELECT count(*) FROM attempts") == 0
 
 
 def test_cli_records_shows_corrects_and_replays(ledger_url: str, tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ def test_tampering_with_a_new_column_is_found(ledger_url: str, tmp_path: Path) -
     """Leaving NULL columns out of the hash must not let a tamperer fill one in unseen."""
     ledger = Ledger(ledger_url)
     try:
-        synth.populate(ledger, tmp_path)
+        synth.populate(ledger)
         key = scalar(ledger_url, "SELECT id FROM attempts ORDER BY id LIMIT 1")
         with raw(ledger_url) as conn:
             if conn.dialect.name == "postgresql":
@@ -90,7 +90,7 @@ def test_tampering_with_a_new_column_is_found(ledger_url: str, tmp_path: Path) -
 def test_downgrade_and_upgrade_keep_rows_hashes_and_triggers(ledger_url: str, tmp_path: Path) -> None:
     ledger = Ledger(ledger_url)
     try:
-        synth.populate(ledger, tmp_path, schema=2)
+        synth.populate(ledger, schema=2)
     finally:
         ledger.close()
     _migrate(ledger_url, "0001", down=True)
@@ -155,7 +155,7 @@ def test_an_edition_that_pins_a_profile_refuses_another_or_none(pinned: tuple[Le
 def test_a_downgrade_that_would_discard_facts_is_refused(ledger_url: str, tmp_path: Path) -> None:
     ledger = Ledger(ledger_url)
     try:
-        hashes = synth.populate(ledger, tmp_path)
+        hashes = synth.populate(ledger)
         correct_result(ledger, hashes[1], passed=False, reason="r", author="a", requirements={"moves": False})
     finally:
         ledger.close()
@@ -167,7 +167,7 @@ def test_a_downgrade_that_would_discard_facts_is_refused(ledger_url: str, tmp_pa
         return   # one database per test on PostgreSQL: the schema-3 refusal is shown on SQLite
     ledger = Ledger(other)
     try:
-        hashes = synth.populate(ledger, tmp_path / "b", schema=2)
+        hashes = synth.populate(ledger, schema=2)
         correct_result(ledger, hashes[1], passed=False, reason="r", author="a", requirements={"moves": False})
     finally:
         ledger.close()

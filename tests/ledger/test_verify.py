@@ -16,7 +16,7 @@ from tests.ledger.helpers import drop_append_only, raw, scalar
 @pytest.fixture
 def ledger(ledger_url: str, tmp_path: Path) -> Iterator[Ledger]:
     ledger = Ledger(ledger_url)
-    ledger.results = synth.populate(ledger, tmp_path)  # type: ignore[attr-defined]
+    ledger.results = synth.populate(ledger)  # type: ignore[attr-defined]
     try:
         yield ledger
     finally:
