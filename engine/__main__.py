@@ -33,7 +33,8 @@ def cli() -> None:
     + "; ".join(f"{s.name} (default {s.default}): {s.help}" for s in SETTINGS)
 )
 @click.argument("game_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--seconds", type=float, default=10.0, show_default=True, help="simulated seconds to run")
+@click.option("--seconds", type=click.FloatRange(0, 3600, min_open=True), default=10.0, show_default=True,
+              help="simulated seconds to run")
 @click.option("--battery", type=click.Path(dir_okay=False, path_type=Path), help="a battery file to run instead")
 @click.option("--lib", "libs", multiple=True, type=click.Path(file_okay=False), help="a Lua library folder")
 @click.option("--dump", type=click.Path(dir_okay=False, path_type=Path), help="write the scene dump here (JSON)")
@@ -44,6 +45,9 @@ def run(game_dir: Path, seconds: float, battery: Path | None, libs: tuple[str, .
         scripted_input: bool, in_process: bool, as_json: bool) -> None:
     if not game_dir.is_dir():
         click.echo(f"Error: {game_dir}: not a game folder", err=True)
+        sys.exit(2)
+    if dump is not None and not dump.parent.is_dir():
+        click.echo(f"Error: --dump {dump}: its folder does not exist", err=True)
         sys.exit(2)
     request = RunRequest(
         game_dir=str(game_dir.resolve()), seconds=seconds, battery=str(battery.resolve()) if battery else None,

@@ -25,8 +25,26 @@ def commands() -> list[tuple[str, click.Command]]:
     return _walk(grader_cli, "grader") + _walk(engine_cli, "python -m engine")
 
 
+CONTRACT = """
+Every command keeps one contract (`grader/cli/_common.py`):
+
+| exit | meaning |
+|---|---|
+| 0 | pass, or ok |
+| 1 | the graded thing failed, or a verification found a break (`ledger verify`: BROKEN, `replay`: MISMATCH) |
+| 2 | bad input or configuration: one line on stderr, `Error: ...`, naming the file, URL or field |
+| 3 | an infrastructure error: Docker, the database server, the engine's process, a sandbox failing past retries |
+| 130 | interrupted (Ctrl-C): `run` and `attempt` stop between steps; what finished is recorded and summarised |
+
+Never a traceback, unless `grader --debug`. Every command that uses a ledger names it (its URL, password hidden, a
+SQLite file below the working folder relative to it) in its human output and its `--json`; a command that only
+reads refuses a database where no ledger is instead of creating one. A damaged SQLite file is bad input (2), and
+`ledger verify` reports it BROKEN (1); an unreachable PostgreSQL is an infrastructure error (3).
+"""
+
+
 def reference() -> str:
-    parts = [BANNER, "# Command reference\n"]
+    parts = [BANNER, "# Command reference\n", CONTRACT]
     for path, command in commands():
         ctx = click.Context(command, info_name=path, terminal_width=100, max_content_width=100)
         parts.append(f"\n## `{path}`\n\n```\n{command.get_help(ctx)}\n```\n")

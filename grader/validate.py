@@ -1,4 +1,4 @@
-"""Battery self-tests: the oracle passes everything, nop fails, each wrong-* fails exactly what
+"""Battery self-tests: the oracle passes everything and is L1-clean, nop fails, each wrong-* fails exactly what
 solutions/expect.toml names, and every run of a solution gives the same digest."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pathlib import Path
 from evidence import L2Result, digest
 
 from .drivers import prepare_workspace
+from .l1 import analyse
 from .levels import run_l2
 from .tasks import Task, TaskError
 
@@ -77,6 +78,9 @@ def validate_task(task: Task, repeats: int = 2) -> TaskValidation:
             if label == "oracle":
                 if failed or not result.passed:
                     check.problems.append(f"oracle fails {sorted(failed)} (outcome {result.outcome})")
+                findings = [f"{d.file}:{d.line} {d.code}" for d in analyse(workspace).diagnostics]
+                if findings:   # a reference solution is L1-clean: every finding on it would be noise on others
+                    check.problems.append(f"oracle has L1 findings: {', '.join(findings)}")
             elif label == "nop":
                 if result.passed:
                     check.problems.append("the untouched workspace passes L2")

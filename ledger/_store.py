@@ -16,7 +16,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, inspect, select, text
+from sqlalchemy import Engine, create_engine, event, exc, inspect, select, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from ._models import AUDITED_TABLES, AuditRow, Base, ResultRow
@@ -27,7 +28,61 @@ UPGRADE_LOCK_KEY = 0x6C656467  # PostgreSQL advisory lock held while migrating (
 
 
 class LedgerError(ValueError):
-    """A ledger request that cannot be satisfied; the message says which row or hash."""
+    """A ledger request that cannot be satisfied; the message says which row, hash or database."""
+
+
+class LedgerCorruptError(LedgerError):
+    """The database's bytes are not a readable ledger (a damaged or foreign file)."""
+
+
+class LedgerUnavailableError(LedgerError):
+    """The database server cannot be reached (or keeps refusing): an infrastructure failure, not bad input."""
+
+
+CORRUPT_MARKERS = ("file is not a database", "database disk image is malformed", "file is encrypted",
+                   "not a database")
+
+
+def _shown(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except exc.ArgumentError:
+        return url
+
+
+def explain(error: BaseException, url: str) -> LedgerError | None:
+    """The one-line error a database failure means to a user (None: a failure of the grader's own, re-raised)."""
+    shown = _shown(url)
+    first = str(getattr(error, "orig", None) or error).strip().splitlines()[0] if str(error).strip() else ""
+    if isinstance(error, exc.NoSuchModuleError):   # before ArgumentError, its base class
+        return LedgerError(f"{shown}: unknown kind of database (the ledger supports sqlite and postgresql+psycopg)")
+    if isinstance(error, exc.ArgumentError):
+        return LedgerError(f"{shown}: not a database URL (expected sqlite:///PATH or "
+                           "postgresql+psycopg://USER@HOST/DB)")
+    if isinstance(error, ImportError):
+        return LedgerError(f"{shown}: its database driver is not installed ({error.name or error}); the ledger "
+                           "supports sqlite and postgresql+psycopg")
+    if isinstance(error, UnicodeDecodeError) or any(m in first for m in CORRUPT_MARKERS):
+        return LedgerCorruptError(f"{shown}: not a readable grader ledger ({first or 'its bytes are not SQLite'})")
+    if isinstance(error, exc.OperationalError) and "unable to open database file" in first:
+        return LedgerError(f"{shown}: cannot open the database file (does its folder exist, may we write there?)")
+    if isinstance(error, exc.OperationalError | exc.InterfaceError):
+        return LedgerUnavailableError(f"{shown}: the database is unavailable ({first})")
+    return None
+
+
+@contextmanager
+def translated(url: str) -> Iterator[None]:
+    """Database failures become LedgerErrors that name the database (see `explain`)."""
+    try:
+        yield
+    except LedgerError:
+        raise
+    except (exc.SQLAlchemyError, ImportError, UnicodeDecodeError, sqlite3.DatabaseError) as error:
+        meaning = explain(error, url)
+        if meaning is None:
+            raise
+        raise meaning from None
 
 
 def default_database_url() -> str:
@@ -147,21 +202,28 @@ class Ledger:
         that appends); with create=False (a command that only reads) a SQLite file that does not exist, or a
         database with no ledger in it, is an error, never a new ledger."""
         self.url = url or default_database_url()
-        self.engine = create_engine(self.url, future=True)
-        if self.engine.dialect.name == "sqlite":
-            database = self.engine.url.database
-            if not create and (not database or database == ":memory:" or not Path(database).is_file()):
-                raise LedgerError(f"no ledger at {self.display_url}: the file does not exist")
-            _sqlite_pragmas(self.engine)
-        if not create and not inspect(self.engine).has_table("alembic_version"):
-            raise LedgerError(f"no ledger at {self.display_url}: the database holds no grader ledger")
-        if auto_upgrade and not _at_head(self.engine):
-            upgrade(self.engine)
+        with translated(self.url):
+            self.engine = create_engine(self.url, future=True)
+            if self.engine.dialect.name == "sqlite":
+                database = self.engine.url.database
+                if not create and (not database or database == ":memory:" or not Path(database).is_file()):
+                    raise LedgerError(f"no ledger at {self.display_url}: the file does not exist")
+                _sqlite_pragmas(self.engine)
+            if not create and not inspect(self.engine).has_table("alembic_version"):
+                raise LedgerError(f"no ledger at {self.display_url}: the database holds no grader ledger")
+            if auto_upgrade and not _at_head(self.engine):
+                upgrade(self.engine)
 
     @property
     def display_url(self) -> str:
-        """The URL with any password hidden: what commands print."""
-        return self.engine.url.render_as_string(hide_password=True)
+        """The URL with any password hidden, and a SQLite file below the working folder named relative to it:
+        what commands print."""
+        url = self.engine.url
+        if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+            path = Path(url.database)
+            if path.is_absolute() and path.is_relative_to(Path.cwd()):
+                return f"sqlite:///{path.relative_to(Path.cwd())}"
+        return url.render_as_string(hide_password=True)
 
     @property
     def dialect(self) -> str:
@@ -172,13 +234,13 @@ class Ledger:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        with Session(self.engine, expire_on_commit=False) as session:
+        with translated(self.url), Session(self.engine, expire_on_commit=False) as session:
             yield session
 
     @contextmanager
     def appending(self) -> Iterator[Session]:
         """A write transaction that holds the chain lock; add rows with `append` inside it."""
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+        with translated(self.url), Session(self.engine, expire_on_commit=False) as session, session.begin():
             if self.dialect == "postgresql":
                 session.execute(text("LOCK TABLE audit IN EXCLUSIVE MODE"))
             yield session

@@ -25,3 +25,14 @@ def make_game(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return make
+
+
+@pytest.fixture
+def stand_in_fonts() -> None:
+    """Tests that measure text need the stand-in fonts (docs/fonts.md): skipped without them, failed under CI."""
+    from engine._fonts import missing_system_fonts
+    from tests._ci import missing_dependency
+
+    missing = missing_system_fonts()
+    if missing:
+        missing_dependency(f"stand-in fonts not installed (docs/fonts.md): {', '.join(missing)}")

@@ -522,12 +522,17 @@ function h.videos() return E.video_players() end
 ----------------------------------------------------------------------------------------------------
 -- requirements and checks
 ----------------------------------------------------------------------------------------------------
-local function new_check_api(req)
+local function new_check_api(req, at_frame)
   local api = {}
   local function record(name, passed, expected, actual, message)
     req.checks[#req.checks + 1] = {name = tostring(name), passed = passed and true or false,
-      expected = plain(expected), actual = plain(actual), frame = clock.frame, message = message}
+      expected = plain(expected), actual = plain(actual), frame = at_frame or clock.frame, message = message}
     return passed
+  end
+  -- check.at(frame): the same checks, recorded as made at `frame` (values a battery copied then, checked later)
+  function api.at(frame)
+    if math.type(frame) ~= "integer" then error("check.at: frame must be an integer", 2) end
+    return new_check_api(req, frame)
   end
   local function length(v)
     if type(v) == "number" then return nil end

@@ -68,14 +68,20 @@ def patch_sources(src: Path) -> None:
     setup.write_text(setup_text.replace(version_line, f"VERSION = '{INSTALLED_VERSION}'"))
 
 
+def _say(message: str) -> None:
+    print(message, flush=True)
+
+
 def build(force: bool = False) -> None:
     if not force and installed_version() == INSTALLED_VERSION:
         print(f"lupa {INSTALLED_VERSION} already installed")
         return
     with tempfile.TemporaryDirectory(prefix="grader-lupa-") as tmp:
         work = Path(tmp)
+        _say(f"build_lupa: fetching lupa {LUPA_VERSION}'s source from PyPI")
+        # --no-binary for lupa alone: its build requirements (Cython) may come as wheels, not compiled here too
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", "lupa",
              f"lupa=={LUPA_VERSION}", "-d", str(work)],
             check=True,
         )
@@ -84,6 +90,7 @@ def build(force: bool = False) -> None:
             tar.extractall(work, filter="data")
         src = work / f"lupa-{LUPA_VERSION}"
         patch_sources(src)
+        _say("build_lupa: compiling lupa with the deterministic Lua 5.4 (about a minute or two)")
         env = dict(os.environ, LUPA_NO_LUAJIT="true", LUPA_USE_BUNDLE="true")
         env["CFLAGS"] = (env.get("CFLAGS", "") + " -O2").strip()
         subprocess.run(

@@ -9,6 +9,7 @@ from ._ledger import DEFAULT_ROOT_SEED, EditionInputs, LedgerAttempt, load_input
 from ._page import render_page
 from ._prices import PricesError, load_prices
 from ._snapshot import FORMAT, FUNNEL_STAGES, build_snapshot, canonical_json
+from ._text import render_text
 
 
 def write_board(snapshot: dict[str, Any], out: Path) -> tuple[Path, Path]:
@@ -22,4 +23,4 @@ def write_board(snapshot: dict[str, Any], out: Path) -> tuple[Path, Path]:
 
 __all__ = ["DEFAULT_ROOT_SEED", "FORMAT", "FUNNEL_STAGES", "EditionInputs", "LedgerAttempt", "PricesError",
            "build_snapshot", "canonical_json", "load_inputs", "load_prices", "model_label", "render_page",
-           "write_board"]
+           "render_text", "write_board"]

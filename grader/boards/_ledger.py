@@ -50,6 +50,8 @@ class EditionInputs:
     task_ids: dict[str, str]  # task_hash -> task id (public and held-out; the snapshot only shows public ones)
     inputs_digest: str
     dataset_pinned: bool = False   # the tasks are the edition's dataset, not the tasks that happen to have results
+    as_of: str | None = None       # when the newest attempt on these boards was recorded (ISO 8601, UTC)
+    engines: tuple[str, ...] = ()  # the engine versions (and builds) of the verdicts on these boards
 
 
 def model_label(model: ModelFacts | None, driver: str) -> str:
@@ -79,12 +81,17 @@ def _manifest(task: TaskView, verdict_requirements: list[list[RequirementResult]
     return tuple(union[k] for k in sorted(union))
 
 
-def load_inputs(ledger: Ledger, edition_id: int | None = None) -> EditionInputs:
+ADHOC_DRIVER = "grade"   # what `grader grade` records as its driver: a one-off grade, not a model's attempt
+
+
+def load_inputs(ledger: Ledger, edition_id: int | None = None, *, include_grades: bool = False) -> EditionInputs:
     """Everything the boards need, read once: the edition, its attempts with results and corrections, and its
-    tasks with their requirement manifests."""
+    tasks with their requirement manifests.  Without an edition, every attempt of the ledger; one-off
+    `grader grade` results only when `include_grades`."""
     edition = None
     root_seed = DEFAULT_ROOT_SEED
-    views = attempts(ledger, edition_id)
+    views = [a for a in attempts(ledger, edition_id)
+             if include_grades or not (a.driver == ADHOC_DRIVER and a.model is None and a.edition_id is None)]
     dataset: list[TaskView] = []
     if edition_id is not None:
         row = get_edition(ledger, edition_id)
@@ -127,7 +134,13 @@ def load_inputs(ledger: Ledger, edition_id: int | None = None) -> EditionInputs:
             digest.update(f"{result.result_hash}|{int(effective)}{named}\n".encode())
 
     tasks = [TaskInfo(task_hash=h, category=t.category, difficulty=t.difficulty, heldout=t.heldout,
-                      requirements=manifests[h]) for h, t in sorted(task_views.items())]
+                      requirements=manifests[h], label=t.task_id) for h, t in sorted(task_views.items())]
+    engines = sorted({f"{v.result.verdict.engine.version}" + (f" ({v.result.verdict.engine.build[:12]})"
+                                                               if v.result.verdict.engine.build else "")
+                      for v in views if v.result is not None})
+    newest = max((a.created_at for a in views), default=None)
     return EditionInputs(edition=edition, root_seed=root_seed, attempts=tuple(out), tasks=tuple(tasks),
                          task_ids={h: t.task_id for h, t in task_views.items()},
-                         inputs_digest=digest.hexdigest(), dataset_pinned=bool(dataset))
+                         inputs_digest=digest.hexdigest(), dataset_pinned=bool(dataset),
+                         as_of=newest.isoformat(timespec="seconds") + "Z" if newest else None,
+                         engines=tuple(engines))

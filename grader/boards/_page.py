@@ -6,9 +6,11 @@ bars for CIs and rank ranges).  Data enter the DOM as text nodes, never as HTML.
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from ._snapshot import canonical_json
+from ._text import header_lines, render_text
 
 CSS = """
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:72rem}
@@ -202,9 +204,14 @@ SCRIPT = r"""
 
 
 def render_page(snapshot: dict[str, Any]) -> str:
+    """The page: a header that needs no script (what the boards are of), every board as text for a browser without
+    JavaScript, and the script that lays out the snapshot's tables and charts."""
     data = canonical_json(snapshot).strip().replace("<", "\\u003c")  # no "</script>" can close the data block
+    header = "".join(f"<p class=\"muted\">{html.escape(line)}</p>" for line in header_lines(snapshot, width=None))
+    text = html.escape("\n".join(render_text(snapshot)))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>grader board</title><style>{CSS}</style></head><body><div id=\"app\"></div>"
+            f"<title>grader board</title><style>{CSS}</style></head><body>"
+            f"<header id=\"about\">{header}</header><noscript><pre>{text}</pre></noscript><div id=\"app\"></div>"
             f"<script type=\"application/json\" id=\"snapshot\">{data}</script>"
             f"<script>{SCRIPT}</script></body></html>\n")

@@ -117,6 +117,8 @@ def build_snapshot(inputs: EditionInputs, *, prices: Mapping[str, Price] | None 
         "statistics": stats["statistics"],
         "prices": _price_record(prices, price_notes),
         "models": models,
+        "as_of": inputs.as_of,
+        "engines": list(inputs.engines),
         "summary": {"results": sum(a.result_hash is not None for a in inputs.attempts),
                     "counted_attempts": len(counted), "excluded_attempts": excluded,
                     "tasks_from": "dataset" if inputs.dataset_pinned else "results",

@@ -41,8 +41,9 @@ def _infrastructure() -> tuple[type[BaseException], ...]:
     from engine import EngineError
     from grader._containers import ContainerError
     from grader.lifecycle import SandboxInfraError
+    from ledger import LedgerUnavailableError
 
-    return (ContainerError, SandboxInfraError, EngineError)
+    return (ContainerError, SandboxInfraError, EngineError, LedgerUnavailableError)
 
 
 def fail(code: Exit, message: str) -> None:
@@ -59,14 +60,14 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         debug = bool((click.get_current_context().find_root().params or {}).get("debug"))
         try:
             return fn(*args, **kwargs)
+        except _infrastructure() as exc:   # first: LedgerUnavailableError is a LedgerError too
+            if debug:
+                raise
+            fail(Exit.INFRA, str(exc))
         except _bad_input() as exc:
             if debug:
                 raise
             fail(Exit.BAD_INPUT, str(exc))
-        except _infrastructure() as exc:
-            if debug:
-                raise
-            fail(Exit.INFRA, str(exc))
 
     return wrapper
 

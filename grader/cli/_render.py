@@ -10,8 +10,19 @@ MAX_DIAGNOSTICS = 15
 MAX_ERRORS = 5
 
 
+def _plain(value: object) -> str:
+    """A check's value for people: floats to 6 significant digits (the evidence keeps every bit)."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_plain(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_plain(v) for v in value) + "]"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
 def _short(value: object, limit: int = 60) -> str:
-    text = repr(value) if isinstance(value, str) else str(value)
+    text = _plain(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -39,7 +50,11 @@ def render_verdict(verdict: Verdict, timings: dict[str, float]) -> None:
         mark = "[green]PASS[/]" if req.passed else "[red]FAIL[/]"
         console.print(f"     {mark} {req.id} [dim]{req.layer.value}[/] {req.description}")
         for c in req.checks:
-            if not c.passed:
+            if c.passed:
+                continue
+            if c.expected is None and c.actual is None:   # a failure with no values: its message says it all
+                console.print(f"       {c.name}: {c.message or 'failed'} (frame {c.frame})", markup=False)
+            else:
                 console.print(f"       {c.name}: expected {_short(c.expected)}, got {_short(c.actual)}"
                               f" (frame {c.frame})" + (f" {c.message}" if c.message else ""), markup=False)
     for err in l2.errors[:MAX_ERRORS]:

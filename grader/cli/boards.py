@@ -5,19 +5,25 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from grader.tasks import TaskError
 
-from ._common import console, database_option, handle_errors, json_option, open_ledger
+from ._common import database_option, handle_errors, json_option, open_ledger
 
 
-@click.command(help="The edition's boards from the ledger: scores with 95% CIs, rank ranges, attempts, time and "
-               "cost.\n\nEDITION (or --edition) is an edition's name or id; without it, every recorded result "
-               "(attempts without a model are named by their driver). --out DIR writes snapshot.json and index.html "
-               "there; --json prints the snapshot.")
+@click.command(help="The boards of an edition from the ledger: scores with 95% CIs, rank ranges, attempts, time "
+               "and cost, per category, tier, capability and layer.\n\n"
+               "EDITION (or --edition) is an edition's name or id; the default is the newest edition, or every "
+               "result when the ledger has no edition. --all-editions pools every edition's results; one-off "
+               "`grader grade` results are left out unless --include-grades. --out DIR writes snapshot.json and "
+               "index.html there; --json prints the snapshot.")
 @click.argument("edition", required=False)
 @click.option("--edition", "edition_opt", default=None, metavar="NAME|ID", help="an edition of the ledger")
+@click.option("--all-editions", is_flag=True, help="pool the results of every edition (and of none)")
+@click.option("--include-grades", is_flag=True, help="count one-off `grader grade` results too")
+@click.option("--board", "boards", multiple=True, metavar="NAME",
+              help="print only this board (repeatable): overall, category:C, difficulty:D, heldout, "
+                   "capability:T, layer:L")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="write snapshot.json and index.html into this folder")
 @click.option("--prices", "prices_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -26,38 +32,31 @@ from ._common import console, database_option, handle_errors, json_option, open_
 @database_option
 @json_option
 @handle_errors
-def board(edition: str | None, edition_opt: str | None, out: Path | None, prices_path: Path | None,
-          database: str | None, as_json: bool) -> None:
-    from grader.boards import build_snapshot, canonical_json, load_inputs, load_prices, write_board
-    from ledger import find_edition
+def board(edition: str | None, edition_opt: str | None, all_editions: bool, include_grades: bool,
+          boards: tuple[str, ...], out: Path | None, prices_path: Path | None, database: str | None,
+          as_json: bool) -> None:
+    from grader.boards import build_snapshot, canonical_json, load_inputs, load_prices, render_text, write_board
+    from ledger import find_edition, latest_edition
 
     if edition is not None and edition_opt is not None and edition != edition_opt:
         raise TaskError(f"EDITION {edition} and --edition {edition_opt} disagree")
-    store = open_ledger(database, create=False)
     ref = edition if edition is not None else edition_opt
-    edition_id = find_edition(store, ref) if ref is not None else None
+    if ref is not None and all_editions:
+        raise TaskError("EDITION and --all-editions: give one")
+    store = open_ledger(database, create=False)
+    edition_id = find_edition(store, ref) if ref is not None else None if all_editions else latest_edition(store)
     prices, notes = load_prices(prices_path) if prices_path is not None else ({}, {})
-    snapshot = build_snapshot(load_inputs(store, edition_id), prices=prices, price_notes=notes)
+    snapshot = build_snapshot(load_inputs(store, edition_id, include_grades=include_grades), prices=prices,
+                              price_notes=notes)
+    try:
+        lines = render_text(snapshot, ledger=store.display_url, only=boards)
+    except KeyError as exc:
+        raise TaskError(f"--board: {exc.args[0]}") from None
     if out is not None:
         write_board(snapshot, out)
     if as_json:
         click.echo(canonical_json(snapshot), nl=False)
         return
-    overall = snapshot["boards"].get("overall")
-    if overall is None:
-        console.print("no public results in the ledger")
-        return
-    table = Table("rank", "model", "score", "95% CI", "attempts", "time/task", "cost/task",
-                  title=f"overall ({overall['tasks']} tasks, {overall['replicates']} replicates)")
-    for m in overall["models"]:
-        rank = f"{m['rank']} ({m['rank_range'][0]}-{m['rank_range'][1]})"
-        time_s = "-" if m["time_per_task_seconds"] is None else f"{m['time_per_task_seconds']:.2f} s"
-        cost = m["cost_per_task_usd"]
-        ci = f"{m['ci'][0]:.1%}-{m['ci'][1]:.1%} [dim]{m['ci_method']}[/]"
-        table.add_row(rank, m["model"], f"{m['score']:.1%}", ci,
-                      f"{m['passes']}/{m['attempts']}", time_s, cost if isinstance(cost, str) else f"${cost:.4f}")
-    for r in overall["refused"]:
-        table.add_row("-", r["model"], f"[dim]not ranked: {r['reason']}[/]", "", "", "", "")
-    console.print(table)
+    click.echo("\n".join(lines))
     if out is not None:
-        console.print(f"wrote {out / 'snapshot.json'} and {out / 'index.html'}")
+        click.echo(f"\nwrote {out / 'snapshot.json'} and {out / 'index.html'}")

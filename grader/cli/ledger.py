@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 from rich.table import Table
+from rich.text import Text
 
 from ._common import Exit, console, database_option, emit, handle_errors, json_option, open_ledger
 from ._render import render_verdict
@@ -35,12 +36,21 @@ def ledger_upgrade(database: str | None) -> None:
 @json_option
 @handle_errors
 def ledger_verify(database: str | None, as_json: bool) -> None:
-    store = open_ledger(database, create=False)
-    ok, message = store.verify()
+    from ledger import LedgerCorruptError, default_database_url
+
+    url = database or default_database_url()
+    try:
+        store = open_ledger(url, create=False)
+        ok, message = store.verify()
+        shown = store.display_url
+        line = f"{message} in {shown}"
+    except LedgerCorruptError as exc:   # a database that cannot be read is a broken ledger, not bad input
+        ok, message, shown = False, str(exc), url
+        line = message
     if as_json:
-        emit({"ok": ok, "message": message, "ledger": store.display_url})
+        emit({"ok": ok, "message": message, "ledger": shown})
     else:
-        console.print(f"{'[green]ok' if ok else '[red]BROKEN'}[/] {message} ({store.display_url})", highlight=False)
+        console.print(Text.assemble(("ok", "green") if ok else ("BROKEN", "red"), " ", line), highlight=False)
     sys.exit(Exit.OK if ok else Exit.FAILED)
 
 
@@ -125,6 +135,8 @@ def results(edition: str | None, task: str | None, model: str | None, limit: int
     console.print(f"{len(views)} results in {store.display_url}" + (f" (newest {limit})" if len(views) > limit
                                                                        else ""), highlight=False)
     table = Table("result", "task", "model", "verdict", "when")
+    for column in table.columns:
+        column.overflow = "fold"
     for r in rows:
         verdict = ("[green]pass[/]" if r["passed"] else f"[red]fail[/] {r['first_failed_level'] or ''}") + \
             (" [yellow]corrected[/]" if r["corrected"] else "")
@@ -194,4 +206,7 @@ def replay(result: str, suite_paths: tuple[Path, ...], database: str | None, as_
             console.print("  every check has the same outcome and value; the digests differ by the pins above")
         for diff in report.differences:
             console.print(f"  {diff}", highlight=False, markup=False)
+        for label, items in (("only in the replay", report.added), ("only in the recorded verdict", report.removed)):
+            if items:
+                console.print(f"  checks {label}: {', '.join(items)}", highlight=False, markup=False)
     sys.exit(Exit.OK if report.match else Exit.FAILED)

@@ -110,6 +110,6 @@ def tasks_validate(ref: str | None, repeats: int, as_json: bool) -> None:
     if as_json:
         emit([{"task": r.task, "ok": r.ok, "solutions": [s.__dict__ for s in r.solutions]} for r in results])
     else:
-        console.print(f"{len(results)} tasks, {len(solutions)} solutions: "
+        console.print(f"{len(results)} task{'' if len(results) == 1 else 's'}, {len(solutions)} solutions: "
                       + ("all behave as declared" if not bad else f"[red]{len(bad)} do not[/]"))
     sys.exit(Exit.OK if not bad else Exit.FAILED)

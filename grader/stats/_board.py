@@ -27,6 +27,7 @@ class Board:
     c: np.ndarray
     categories: tuple[str, ...] = ()
     difficulties: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()     # how refusals name each task (its id); hash prefixes when empty
     refused: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -41,7 +42,9 @@ class Board:
             raise ValueError(f"board {self.key!r}: tasks must be unique and in canonical order (sorted task_hash)")
         if (n < 0).any() or (c < 0).any() or (c > n).any():
             raise ValueError(f"board {self.key!r}: counts must satisfy 0 <= c <= n")
-        for name in ("categories", "difficulties"):
+        if not self.labels:
+            object.__setattr__(self, "labels", tuple(h[:12] for h in self.tasks))
+        for name in ("categories", "difficulties", "labels"):
             values = tuple(getattr(self, name)) or ("",) * len(self.tasks)
             if len(values) != len(self.tasks):
                 raise ValueError(f"board {self.key!r}: {name} must give one value per task")
@@ -67,9 +70,9 @@ def _refusals(board: Board) -> dict[str, str]:
         if total == 0:
             refused[model] = "the board has no tasks"
             continue
-        missing = [board.tasks[t] for t in np.flatnonzero(board.n[i] == 0)]
+        missing = [board.labels[t] for t in np.flatnonzero(board.n[i] == 0)]
         if missing:
-            shown = ", ".join(h[:12] for h in missing[:REFUSAL_SHOWN_TASKS])
+            shown = ", ".join(missing[:REFUSAL_SHOWN_TASKS])
             more = f" and {len(missing) - REFUSAL_SHOWN_TASKS} more" if len(missing) > REFUSAL_SHOWN_TASKS else ""
             refused[model] = (f"no counted attempt on {len(missing)} of {total} tasks ({shown}{more}); "
                               "not ranked rather than renormalised over the tasks it attempted")
@@ -106,7 +109,8 @@ def build_board(key: str, attempts: Iterable[AttemptRecord], tasks: Sequence[Tas
         n[i, j] += dn
         c[i, j] += dc
     return Board(key=key, models=names, tasks=tuple(t.task_hash for t in ordered), n=n, c=c,
-                 categories=tuple(t.category for t in ordered), difficulties=tuple(t.difficulty for t in ordered))
+                 categories=tuple(t.category for t in ordered), difficulties=tuple(t.difficulty for t in ordered),
+                 labels=tuple(t.label or t.task_hash[:12] for t in ordered))
 
 
 def build_requirement_board(key: str, attempts: Iterable[AttemptRecord], tasks: Sequence[TaskInfo],

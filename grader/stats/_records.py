@@ -39,6 +39,7 @@ class TaskInfo:
     difficulty: str = ""
     heldout: bool = False
     requirements: tuple[Requirement, ...] = ()
+    label: str = ""          # how refusals name the task (its id); the hash's prefix when empty
 
 
 @dataclass(frozen=True)

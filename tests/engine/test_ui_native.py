@@ -249,6 +249,7 @@ def urho_face(point_size: float) -> tuple[int, float]:
     return round(font["hmtx"]["a"][0] * scale), height
 
 
+@pytest.mark.usefixtures("stand_in_fonts")
 def test_text_sizes_and_layout_min_sizes() -> None:
     engine = ui_game("""
       local t = ui.root:CreateChild("Text", "T")
@@ -588,6 +589,7 @@ LIST_SCENE = """
 """
 
 
+@pytest.mark.usefixtures("stand_in_fonts")
 def test_list_view_selection_by_click_and_keys() -> None:
     engine = ui_game(LIST_SCENE)
     rows = lua("local lv = ui.root:GetChild('List'); local out = {}; "
@@ -943,6 +945,7 @@ LAYOUT_XML = """<element type="Window">
 """
 
 
+@pytest.mark.usefixtures("stand_in_fonts")
 def test_styles_from_the_game_folder_and_layout_files() -> None:
     engine = ui_game("""
       local style = cache:GetResource("XMLFile", "UI/GameStyle.xml")

@@ -96,7 +96,8 @@ h.key_down(KEY_S)
 for i = 1, 108 do
   h.run_frames(1)
   local gs = h.find("GameState")
-  trace[i] = {score = gs and gs:var("Score"), coin4 = h.find("Coin4") ~= nil, coin5 = h.find("Coin5") ~= nil}
+  trace[i] = {score = gs and gs:var("Score"), coin4 = h.find("Coin4") ~= nil, coin5 = h.find("Coin5") ~= nil,
+              frame = h.frame()}
 end
 h.key_up(KEY_S)
 h.run_frames(1)
@@ -127,31 +128,32 @@ requirement("R1", function(check)
   exists_once(check, "Player")
   local p = h.find("Player")
   check.truthy("Player has a StaticModel", p and p:component("StaticModel"))
-  check.near("Player starts at (0, 0.5, 0)", s.player, {x = 0, y = 0.5, z = 0}, 1e-6)
-  check.near("without input the player stays still", delta(s.player, snaps.idle.player), {x = 0, y = 0, z = 0},
-    1e-6)
+  local at_start = check.at(s.frame)   -- values copied in the snapshot: checked as of its frame
+  at_start.near("Player starts at (0, 0.5, 0)", s.player, {x = 0, y = 0.5, z = 0}, 1e-6)
+  check.at(snaps.idle.frame).near("without input the player stays still", delta(s.player, snaps.idle.player),
+    {x = 0, y = 0, z = 0}, 1e-6)
   -- the coins as they were at the start (copied before any was collected)
   for _, c in ipairs(COINS) do
-    check.truthy(c.name .. " exists at the start", s.coins[c.name])
-    check.near(c.name .. "'s world position", s.positions[c.name], {x = c.x, y = c.y, z = c.z}, 1e-6)
-    check.equal(c.name .. "'s StaticModel model", s.models[c.name], "Models/Cylinder.mdl")
+    at_start.truthy(c.name .. " exists at the start", s.coins[c.name])
+    at_start.near(c.name .. "'s world position", s.positions[c.name], {x = c.x, y = c.y, z = c.z}, 1e-6)
+    at_start.equal(c.name .. "'s StaticModel model", s.models[c.name], "Models/Cylinder.mdl")
   end
-  check.truthy("a node named GameState", s.has_state)
-  check.equal("Score is 0 at the start", s.score, 0)
-  check.equal("Won is false at the start", s.won, false)
+  at_start.truthy("a node named GameState", s.has_state)
+  at_start.equal("Score is 0 at the start", s.score, 0)
+  at_start.equal("Won is false at the start", s.won, false)
 end)
 
 requirement("R2", function(check)
   for _, l in ipairs(legs) do
     local a, b = snaps[l.from], snaps[l.to]
-    check.near(fmt("%s moves the player by (%g, %g, %g)", l.key, l.d.x, l.d.y, l.d.z),
+    check.at(b.frame).near(fmt("%s moves the player by (%g, %g, %g)", l.key, l.d.x, l.d.y, l.d.z),
       delta(a and a.player, b and b.player), l.d, WALK_TOL)
   end
 end)
 
 requirement("R3", function(check)
-  check.equal("1.08 units from Coin1: not collected yet (Score)", snaps.near1.score, 0)
-  check.equal("0.92 units from Coin1: collected (Score)", snaps.got1.score, 10)
+  check.at(snaps.near1.frame).equal("1.08 units from Coin1: not collected yet (Score)", snaps.near1.score, 0)
+  check.at(snaps.got1.frame).equal("0.92 units from Coin1: collected (Score)", snaps.got1.score, 10)
 end)
 
 requirement("R4", function(check)
@@ -162,21 +164,23 @@ requirement("R4", function(check)
     {snap = snaps.leg4, gone = {Coin1 = true, Coin2 = true, Coin3 = true, Coin4 = true, Coin5 = true}, score = 50},
   }
   for _, e in ipairs(expect) do
+    local at = check.at(e.snap.frame)
     for _, c in ipairs(COINS) do
-      check.equal(fmt("%s: %s %s", e.snap.label, c.name, e.gone[c.name] and "removed" or "still there"),
+      at.equal(fmt("%s: %s %s", e.snap.label, c.name, e.gone[c.name] and "removed" or "still there"),
         e.snap.coins[c.name], not e.gone[c.name])
     end
-    check.equal(e.snap.label .. ": Score", e.snap.score, e.score)
+    at.equal(e.snap.label .. ": Score", e.snap.score, e.score)
   end
 end)
 
 requirement("R5", function(check)
   for _, key in ipairs({"start", "near1", "got1", "leg1", "after W (Coin2)", "after LEFT (Coin3)", "leg4"}) do
     local s = snaps[key]
+    local at = check.at(s.frame)
     if math.type(s.score) == "integer" or (type(s.score) == "number" and s.score == math.floor(s.score)) then
-      check.equal(s.label .. ": ScoreText", s.score_text, fmt("Score: %d", s.score))
+      at.equal(s.label .. ": ScoreText", s.score_text, fmt("Score: %d", s.score))
     else
-      check.fail(s.label .. ": ScoreText", "GameState has no integer Score variable to compare with")
+      at.fail(s.label .. ": ScoreText", "GameState has no integer Score variable to compare with")
     end
   end
 end)
@@ -184,16 +188,17 @@ end)
 requirement("R6", function(check)
   for _, key in ipairs({"start", "after LEFT (Coin3)"}) do
     local s = snaps[key]
-    check.equal(s.label .. ": Won is false", s.won, false)
-    check.truthy(s.label .. ": WinText shows nothing", s.win_text == nil or s.win_text == "")
+    check.at(s.frame).equal(s.label .. ": Won is false", s.won, false)
+    check.at(s.frame).truthy(s.label .. ": WinText shows nothing", s.win_text == nil or s.win_text == "")
   end
   local s = snaps.leg4
-  check.equal(s.label .. ": Won is true", s.won, true)
-  check.equal(s.label .. ": WinText", s.win_text, "You win!")
+  check.at(s.frame).equal(s.label .. ": Won is true", s.won, true)
+  check.at(s.frame).equal(s.label .. ": WinText", s.win_text, "You win!")
   local after = snaps["after walking on after the win"]
-  check.equal(after.label .. ": Won is still true", after.won, true)
-  check.equal(after.label .. ": Score is still 50", after.score, 50)
-  check.equal(after.label .. ": WinText", after.win_text, "You win!")
+  local at = check.at(after.frame)
+  at.equal(after.label .. ": Won is still true", after.won, true)
+  at.equal(after.label .. ": Score is still 50", after.score, 50)
+  at.equal(after.label .. ": WinText", after.win_text, "You win!")
 end)
 
 -- richness
@@ -203,23 +208,24 @@ requirement("R7", function(check)
     if type(t.score) == "number" and type(prev) == "number" and t.score - prev >= 20 then jump = i end
     prev = t.score
   end
-  check.truthy("a single frame in which the score rises by 20", jump ~= nil)
-  check.equal("score after the twin pickup", trace[#trace].score, 50)
+  check.at(trace[jump or #trace].frame).truthy("a single frame in which the score rises by 20", jump ~= nil)
+  check.at(trace[#trace].frame).equal("score after the twin pickup", trace[#trace].score, 50)
 end)
 
 requirement("R8", function(check)
   for _, key in ipairs({"start", "leg1", "after W (Coin2)", "after LEFT (Coin3)", "leg4"}) do
     local s = snaps[key]
+    local at = check.at(s.frame)
     for _, entry in ipairs(s.on_screen) do
       local p, label = entry.screen, s.label .. ": " .. entry.name
       if p == nil then
-        check.fail(label .. " on screen", "no Camera node with a Camera component")
+        at.fail(label .. " on screen", "no Camera node with a Camera component")
       else
-        check.between(label .. " in front of the camera, inside its clip range", p.depth, p.near, p.far)
-        check.between(label .. " screen x", p.x, 0.02, 0.98)
-        check.between(label .. " screen y", p.y, 0.02, 0.98)
+        at.between(label .. " in front of the camera, inside its clip range", p.depth, p.near, p.far)
+        at.between(label .. " screen x", p.x, 0.02, 0.98)
+        at.between(label .. " screen y", p.y, 0.02, 0.98)
       end
     end
-    if s.player == nil then check.fail(s.label .. ": Player on screen", "no Player") end
+    if s.player == nil then at.fail(s.label .. ": Player on screen", "no Player") end
   end
 end)

@@ -106,13 +106,15 @@ end)
 
 requirement("R5", function(check)
   for _, s in ipairs(samples) do
-    check.near(string.format("Sun at the origin at t = %.4g s", s.t), s.Sun, {x = 0, y = 0, z = 0}, POS_TOL)
+    check.at(s.frame).near(string.format("Sun at the origin at t = %.4g s", s.t), s.Sun, {x = 0, y = 0, z = 0},
+      POS_TOL)
   end
 end)
 
 requirement("R6", function(check)
   for _, s in ipairs(samples) do
-    check.near(string.format("Planet world position at t = %.4g s", s.t), s.Planet, planet_expected(s.t), POS_TOL)
+    check.at(s.frame).near(string.format("Planet world position at t = %.4g s", s.t), s.Planet,
+      planet_expected(s.t), POS_TOL)
   end
 end)
 
@@ -120,7 +122,8 @@ requirement("R7", function(check)
   for _, s in ipairs(samples) do
     local offset = s.Moon and s.Planet and {x = s.Moon.x - s.Planet.x, y = s.Moon.y - s.Planet.y,
       z = s.Moon.z - s.Planet.z}
-    check.near(string.format("Moon - Planet at t = %.4g s", s.t), offset, moon_offset_expected(s.t), POS_TOL)
+    check.at(s.frame).near(string.format("Moon - Planet at t = %.4g s", s.t), offset, moon_offset_expected(s.t),
+      POS_TOL)
   end
 end)
 
@@ -128,14 +131,14 @@ end)
 requirement("R8", function(check)
   for _, s in ipairs(samples) do
     for _, name in ipairs(BODIES) do
-      local p = s[name .. "_screen"]
+      local p, at = s[name .. "_screen"], check.at(s.frame)
       local label = string.format("%s at t = %.4g s", name, s.t)
       if p == nil then
-        check.fail(label .. " on screen", "no Camera node or body")
+        at.fail(label .. " on screen", "no Camera node or body")
       else
-        check.between(label .. " is in front of the camera, inside its clip range", p.depth, p.near, p.far)
-        check.between(label .. " screen x", p.x, 0.05, 0.95)
-        check.between(label .. " screen y", p.y, 0.05, 0.95)
+        at.between(label .. " is in front of the camera, inside its clip range", p.depth, p.near, p.far)
+        at.between(label .. " screen x", p.x, 0.05, 0.95)
+        at.between(label .. " screen y", p.y, 0.05, 0.95)
       end
     end
   end

@@ -98,7 +98,8 @@ function HandleUpdate(eventType, eventData)
   local collected = false
   for i = #coins_, 1, -1 do
     local coin = coins_[i]
-    if (coin.worldPosition - playerPos):Length() <= PICKUP_RADIUS then
+    local offset = coin.worldPosition - playerPos ---@type Vector3
+    if offset:Length() <= PICKUP_RADIUS then
       coin:Remove()
       table.remove(coins_, i)
       score_ = score_ + COIN_VALUE

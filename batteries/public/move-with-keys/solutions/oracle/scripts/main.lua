@@ -47,13 +47,13 @@ end
 
 function HandleUpdate(eventType, eventData)
   local dt = eventData["TimeStep"]:GetFloat()
-  local pos = player_.position
+  local pos = player_.position ---@type Vector3
 
   local move = Vector3(axis({KEY_D, KEY_RIGHT}, {KEY_A, KEY_LEFT}), 0, axis({KEY_W, KEY_UP}, {KEY_S, KEY_DOWN}))
   if move:LengthSquared() > 0 then
-    move = move:Normalized() * (SPEED * dt)
-    pos.x = Clamp(pos.x + move.x, -ARENA, ARENA)
-    pos.z = Clamp(pos.z + move.z, -ARENA, ARENA)
+    local step = move:Normalized() * (SPEED * dt)
+    pos.x = Clamp(pos.x + step.x, -ARENA, ARENA)
+    pos.z = Clamp(pos.z + step.z, -ARENA, ARENA)
   end
 
   if jumpTime_ == nil and input:GetKeyPress(KEY_SPACE) then
