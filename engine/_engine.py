@@ -199,8 +199,8 @@ class Engine:
         self.E = booted.E
         self._host = booted.host
         self._host.engine = self
-        # Step 2 of the boot (engine/lua/boot.lua): the run's settings and files, the seed, the game's environment
-        # and the instruction budget; then the game's memory limit.
+        # Step 2 of the boot (engine/lua/boot.lua): the run's settings and files, the seed and the instruction
+        # budget; then the game's memory limit.
         config = self.settings.as_dict()
         config["safe_area"] = list(self.settings.safe_area)
         config["entry"] = entry
@@ -208,7 +208,6 @@ class Engine:
         run = _lua.lua_table(self.runtime, {"config": config, "files": self.files})
         self.game_env = self.E.configure(run)
         self._host.set_memory_limit(self.settings.memory_limit)
-        self._battery_env: Any = None
 
     @contextmanager
     def unmetered(self) -> Iterator[None]:
@@ -256,9 +255,8 @@ class Engine:
         return int(self.E.clock.frame)
 
     def battery_env(self) -> Any:
-        if self._battery_env is None:
-            self._battery_env = self.E.make_battery_env()
-        return self._battery_env
+        """The battery's privileged environment (made at the boot, engine/lua/harness.lua)."""
+        return self.E.battery_env
 
     def run_battery(self, source: str, chunkname: str) -> bool:
         """Run battery Lua in its privileged environment; False if it could not be loaded or raised."""

@@ -107,4 +107,5 @@ def boot(runtime: Any, registry: Registry, host: dict[str, Any]) -> Any:
         load_module(f"engine/runtime/{path.name}", path.read_text())
     load_module("engine/bind.lua", (LUA_DIR / "bind.lua").read_text())
     load_module("engine/harness.lua", (LUA_DIR / "harness.lua").read_text())
+    env.finish_boot()
     return env

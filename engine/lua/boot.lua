@@ -7,9 +7,9 @@
 --   1. generic: this file, the sandbox, the runtime modules, the binder and the harness run with the host's
 --      run-independent parts (the registry, stock resources, the host functions); nothing may read the run's
 --      settings yet (E.host.config raises when read);
+--      It ends with the game's and the battery's environments (E.finish_boot).
 --   2. E.configure(run): the run's settings and files arrive, each module's configure step runs (in the
---      order the modules registered them with E.on_configure), then the seed, the game's environment and
---      the instruction budget.
+--      order the modules registered them with E.on_configure), then the seed and the instruction budget.
 -- A pre-booted engine (engine/_zygote.py) does step 1 once and step 2 in each forked run; a cold process does
 -- both.  The Lua state sees the same sequence of allocations either way, so the evidence cannot tell them apart.
 local host = ...
@@ -238,6 +238,13 @@ end
 ----------------------------------------------------------------------------------------------------
 -- Step 2 of the boot: the run's settings and files (see the top of this file).
 ----------------------------------------------------------------------------------------------------
+-- The end of step 1: the game's and the battery's environments depend on no setting (their functions read the
+-- settings when called), so they are made once here rather than in every run.
+function E.finish_boot()
+  E.game_env = E.make_game_env()
+  E.battery_env = E.make_battery_env()
+end
+
 local configured = false
 function E.configure(run)
   if configured then error("engine: E.configure runs once per state", 2) end
@@ -247,7 +254,6 @@ function E.configure(run)
   host.files = run.files
   for _, fn in ipairs(CONFIGURE) do fn(config) end
   E.math.randomseed(config.seed)
-  E.game_env = E.make_game_env()
   E.arm_budget(config.instruction_budget)
   return E.game_env
 end
