@@ -19,8 +19,8 @@ Protocol (one zygote per client process, started on first use; `Zygote` is the c
   Unix SOCK_SEQPACKET socket pair (the control socket).  The zygote boots, settles and sends `ready`.
 - A run: the client writes `request.json` into a fresh private folder, makes a socket pair for the run, and sends
   `run <folder>` with the run's end attached (SCM_RIGHTS) on the control socket.  The zygote forks; it answers
-  `pid <n>` on the run socket, and `exit <code>` (a negative code: killed by that signal) once it has reaped the
-  child.  The child closes everything of the zygote, dies with the zygote (PR_SET_PDEATHSIG), works in the
+  `pid <n>` on the run socket (`error <why>` if it could not fork), and `exit <code>` (a negative code: killed by
+  that signal) once it has reaped the child.  The child closes everything of the zygote, dies with the zygote (PR_SET_PDEATHSIG), works in the
   folder (stdout and stderr go to files there, the report to `result.json`) and leaves with os._exit.
 - The wall-clock limit is the client's: past it, the client sends `kill` on the run socket and the zygote, the only
   process that can reap the child and so the only one that knows its pid is still the child's, sends SIGKILL.
@@ -87,10 +87,10 @@ def _threads() -> int:
         return threading.active_count()
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
-        os._exit(70)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() != parent:
+        os._exit(70)   # cannot be tied to the zygote, or it is already gone
 
 
 def serve(control_fd: int) -> int:
@@ -149,9 +149,16 @@ def serve(control_fd: int) -> int:
                 folder = message[4:].decode()
                 sys.stdout.flush()
                 sys.stderr.flush()
-                pid = os.fork()
+                zygote = os.getpid()
+                try:
+                    pid = os.fork()
+                except OSError as exc:   # out of processes or memory: this run fails, the zygote serves on
+                    with contextlib.suppress(OSError):
+                        run_sock.send(f"error could not fork the run: {exc}".encode()[:_MESSAGE])
+                    run_sock.close()
+                    continue
                 if pid == 0:
-                    _child(booted, folder, [control, run_sock, *(c.sock for c in children.values())],
+                    _child(booted, folder, zygote, [control, run_sock, *(c.sock for c in children.values())],
                            (wake_r, wake_w))
                 children[pid] = _Child(pid, run_sock)
                 with contextlib.suppress(OSError):
@@ -181,13 +188,13 @@ def _reap(children: dict[int, _Child]) -> None:
         child.sock.close()
 
 
-def _child(booted: Any, folder: str, inherited: list[socket.socket], pipe: tuple[int, int]) -> None:
+def _child(booted: Any, folder: str, zygote: int, inherited: list[socket.socket], pipe: tuple[int, int]) -> None:
     """A forked run: shed the zygote, then the same steps as a cold worker; never returns."""
     code = 1
     try:
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        _die_with_parent()
+        _die_with_parent(zygote)
         for sock in inherited:
             sock.close()
         for fd in pipe:
@@ -318,6 +325,7 @@ class Zygote:
                     socket.send_fds(self._control, [f"run {folder}".encode()], [theirs.fileno()])
                 except OSError:
                     ours.close()
+                    self._stop()
                     raise ZygoteDiedError("the pre-booted engine refused the run") from None
                 return ours, self.generation
         finally:
@@ -335,9 +343,13 @@ class Zygote:
         A zygote that dies before or during the run is replaced and the run sent again, once.
         """
         for attempt in (1, 2):
-            generation = self.generation
             try:
                 sock, generation = self._send(folder)
+            except ZygoteDiedError:
+                if attempt == 2:
+                    raise
+                continue
+            try:
                 with sock:
                     return self._follow(sock, wall_seconds)
             except ZygoteDiedError:
@@ -353,6 +365,8 @@ class Zygote:
             message = sock.recv(_MESSAGE)
         except OSError:
             message = b""
+        if message.startswith(b"error "):
+            raise EngineError(message.decode(errors="replace").removeprefix("error "))
         if not message.startswith(b"pid "):
             raise ZygoteDiedError("the pre-booted engine went away before forking the run")
         timed_out = False
