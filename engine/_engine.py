@@ -13,7 +13,7 @@ from typing import Any
 from . import _lua
 from ._errors import BadInputError
 from ._files import ModuleResolver, read_tree
-from ._fonts import STOCK_FONTS, FontError, font_metrics, system_font_metrics
+from ._fonts import STOCK_FONTS, FontError, font_metrics, system_font_metrics, warm_system_fonts
 from ._platform import ServicesError, parse_services
 from ._registry import Registry, default_registry
 from ._settings import EngineSettings
@@ -143,7 +143,11 @@ class BootedState:
 
 
 def boot_state(registry: Registry | None = None) -> BootedState:
-    """Step 1 of the boot: a fresh Lua state with the engine's Lua loaded and the registry bound (no settings)."""
+    """Step 1 of the boot: a fresh Lua state with the engine's Lua loaded and the registry bound (no settings).
+
+    It also reads the stock fonts' metrics (Python only; the Lua state gets a font when a run asks for it).
+    """
+    warm_system_fonts()
     runtime = _lua.new_runtime(0)
     host = _Host(runtime)
     env = _lua.boot(runtime, registry or default_registry(), {

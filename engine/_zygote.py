@@ -20,8 +20,9 @@ Protocol (one zygote per client process, started on first use; `Zygote` is the c
 - A run: the client writes `request.json` into a fresh private folder, makes a socket pair for the run, and sends
   `run <folder>` with the run's end attached (SCM_RIGHTS) on the control socket.  The zygote forks; it answers
   `pid <n>` on the run socket (`error <why>` if it could not fork), and `exit <code>` (a negative code: killed by
-  that signal) once it has reaped the child.  The child closes everything of the zygote, dies with the zygote (PR_SET_PDEATHSIG), works in the
-  folder (stdout and stderr go to files there, the report to `result.json`) and leaves with os._exit.
+  that signal) once it has reaped the child.  The child closes everything of the zygote, dies with the zygote
+  (PR_SET_PDEATHSIG), works in the folder (stdout and stderr go to files there, the report to `result.json`) and
+  leaves with os._exit.
 - The wall-clock limit is the client's: past it, the client sends `kill` on the run socket and the zygote, the only
   process that can reap the child and so the only one that knows its pid is still the child's, sends SIGKILL.
   A run socket closed by the client (the client went away mid-run) kills the child too.
