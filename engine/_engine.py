@@ -262,10 +262,18 @@ class Engine:
         """The battery's privileged environment (made at the boot, engine/lua/harness.lua)."""
         return self.E.battery_env
 
-    def run_battery(self, source: str, chunkname: str) -> bool:
-        """Run battery Lua in its privileged environment; False if it could not be loaded or raised."""
+    def run_battery(self, source: str, chunkname: str, manifest: Sequence[dict[str, Any]] | None = None) -> bool:
+        """Run battery Lua in its privileged environment; False if it could not be loaded or raised.
+
+        `manifest` (the task's requirement manifest: id, layer, capabilities, description) makes the harness
+        refuse any requirement it does not list and take layers and tags from it."""
         env = self.battery_env()
         with self.unmetered():
+            if manifest is not None:
+                self.E.manifest = self.runtime.table_from(
+                    {str(r["id"]): {"layer": str(r["layer"]), "capabilities": [str(c) for c in r["capabilities"]],
+                                    "description": str(r.get("description", ""))} for r in manifest},
+                    recursive=True)
             loader = self.runtime.eval(
                 "function(src, name, env) local f, e = load(src, '@' .. name, 't', env); return f, e end"
             )

@@ -36,6 +36,7 @@ class RunRequest:
     scripted_input: bool = False
     dump: bool = False
     settings: dict[str, Any] | None = None
+    requirements: list[dict[str, Any]] | None = None   # the battery's manifest (Engine.run_battery)
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__, sort_keys=True)
@@ -130,7 +131,7 @@ def execute(request: RunRequest, booted: Any = None) -> dict[str, Any]:
         battery = Path(request.battery)
         if not battery.is_file():
             raise BadInputError(f"{battery}: battery file not found")
-        engine.run_battery(battery.read_text(encoding="utf-8"), f"battery/{battery.name}")
+        engine.run_battery(battery.read_text(encoding="utf-8"), f"battery/{battery.name}", request.requirements)
     else:
         engine.start()
         frames = round(request.seconds / settings.time_step)

@@ -463,10 +463,13 @@ def edition_create(name: str, suite: str, root_seed: int | None, profile_hash: s
         except SandboxInfraError as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(2)
+    from .recording import task_facts
+
     s = found[0]
     facts = SuiteFacts(s.name, s.version, s.visibility.value, suite_dataset_hash(s, API_VERSION))
     seed = _derived_root_seed(name) if root_seed is None else root_seed
-    edition_id = create_edition(open_ledger(database), name, facts, ENGINE_VERSION, seed, profile_hash)
+    edition_id = create_edition(open_ledger(database), name, facts, ENGINE_VERSION, seed, profile_hash,
+                                tasks=[task_facts(t) for t in s.tasks])
     out = {"id": edition_id, "name": name, "engine_version": ENGINE_VERSION, "dataset_version": s.version,
            "dataset_hash": facts.dataset_hash, "profile_hash": profile_hash, "root_seed": seed}
     if as_json:
@@ -527,19 +530,32 @@ def _parse_bool(value: str) -> bool:
     raise click.BadParameter(f"{value!r}: expected true or false", param_hint="--passed")
 
 
-@ledger.command("correct", help="Append a correction to a result (the raw result is never changed).")
+def _parse_requirement(value: str) -> tuple[str, bool]:
+    rid, sep, outcome = value.partition("=")
+    if not sep or not rid or outcome.lower() not in ("pass", "fail", "true", "false"):
+        raise click.BadParameter(f"{value!r}: expected ID=pass or ID=fail", param_hint="--requirement")
+    return rid, outcome.lower() in ("pass", "true")
+
+
+@ledger.command("correct", help="Append a correction to a result (the raw result is never changed).\n\n"
+                "--requirement ID=pass|fail (repeatable) names requirement outcomes the correction changes; the "
+                "capability and layer boards use them (docs/statistics.md).")
 @click.argument("result")
 @click.option("--passed", "passed", required=True, help="true | false: the corrected verdict")
+@click.option("--requirement", "requirements", multiple=True, metavar="ID=pass|fail",
+              help="a requirement outcome the correction changes (repeatable)")
 @click.option("--reason", required=True, help="why the verdict is corrected")
 @click.option("--author", required=True, help="who corrects it")
 @database_option
 @json_option
 @handle_errors
-def ledger_correct(result: str, passed: str, reason: str, author: str, database: str | None, as_json: bool) -> None:
-    from ledger import correct_result
+def ledger_correct(result: str, passed: str, requirements: tuple[str, ...], reason: str, author: str,
+                   database: str | None, as_json: bool) -> None:
+    from .recording import correct
 
+    named = dict(_parse_requirement(r) for r in requirements)
     store = open_ledger(database)
-    correction_id = correct_result(store, result, _parse_bool(passed), reason, author)
+    correction_id = correct(store, result, _parse_bool(passed), reason, author, named or None)
     if as_json:
         emit({"correction_id": correction_id, "result_hash": store.find_result(result).result_hash})
     else:

@@ -15,6 +15,7 @@ from ledger import (
     ModelFacts,
     Outcome,
     TaskFacts,
+    correct_result,
     load_artifact,
     record_attempt,
     record_infra_attempt,
@@ -32,7 +33,7 @@ HELD_OUT_ENV = "GRADER_HELDOUT_SUITES"
 def task_facts(task: Task) -> TaskFacts:
     return TaskFacts(task_id=task.qualified_id, task_hash=task_hash(task), battery_hash=battery_hash(task, API_VERSION),
                      category=task.category, difficulty=task.difficulty.value, capabilities=task.capabilities,
-                     api_version=API_VERSION)
+                     api_version=API_VERSION, requirements=tuple(r.as_dict() for r in task.requirements))
 
 
 def record(ledger: Ledger, task: Task, result: GradeResult, deliverable: Path, driver: str,
@@ -65,6 +66,23 @@ def record_infra(ledger: Ledger, task: Task, error: Any, agent: Any, edition_id:
     return record_infra_attempt(ledger, task_facts(task), Outcome(error.outcome), timings, agent.driver,
                                 model=facts, edition_id=edition_id,
                                 profile_hash=error.profile_hash or agent.profile_hash)
+
+
+def correct(ledger: Ledger, prefix: str, passed: bool, reason: str, author: str,
+            requirements: dict[str, bool] | None = None) -> int:
+    """Append a correction, its named requirement outcomes checked against the recorded verdict: each must be a
+    requirement of it, and a correction to pass cannot name a completeness requirement as failed."""
+    if requirements:
+        history = result_history(ledger, prefix)
+        recorded = {r["id"]: r for r in history["verdict"].get("levels", {}).get("L2", {}).get("requirements", [])}
+        for rid, ok in sorted(requirements.items()):
+            if rid not in recorded:
+                raise LedgerError(f"--requirement {rid}: not a requirement of result {history['result_hash'][:12]} "
+                                  f"(it has: {', '.join(sorted(recorded)) or 'none'})")
+            if passed and not ok and recorded[rid].get("layer", "completeness") == "completeness":
+                raise LedgerError(f"--requirement {rid}=fail contradicts --passed true: a pass means every "
+                                  f"completeness requirement passed")
+    return correct_result(ledger, prefix, passed, reason, author, requirements)
 
 
 def _candidate_suites(held_out: tuple[Path, ...]) -> list[Any]:

@@ -4,9 +4,21 @@ fact enters a hash chain, deliverables are stored once by content hash, and corr
 from ._archive import ArchiveError, pack_directory, unpack_archive
 from ._editions import SuiteFacts, check_edition_pins, create_edition, list_editions
 from ._models import FACT_TABLES, Base, Outcome
+from ._reads import (
+    AttemptView,
+    CorrectionView,
+    EditionView,
+    ResultView,
+    TaskView,
+    attempts,
+    dataset_tasks,
+    get_edition,
+    tasks_of,
+)
 from ._records import (
     ModelFacts,
     TaskFacts,
+    append_task_facts,
     check_profile_pin,
     correct_result,
     load_artifact,
@@ -19,18 +31,27 @@ from ._store import Ledger, LedgerError, default_database_url, result_hash_of, u
 __all__ = [
     "FACT_TABLES",
     "ArchiveError",
+    "AttemptView",
     "Base",
+    "CorrectionView",
+    "EditionView",
     "Ledger",
     "LedgerError",
     "ModelFacts",
     "Outcome",
+    "ResultView",
     "SuiteFacts",
     "TaskFacts",
+    "TaskView",
+    "append_task_facts",
+    "attempts",
     "check_edition_pins",
     "check_profile_pin",
     "correct_result",
     "create_edition",
+    "dataset_tasks",
     "default_database_url",
+    "get_edition",
     "list_editions",
     "load_artifact",
     "pack_directory",
@@ -38,6 +59,7 @@ __all__ = [
     "record_infra_attempt",
     "result_hash_of",
     "result_history",
+    "tasks_of",
     "unpack_archive",
     "upgrade",
 ]

@@ -4,12 +4,14 @@ under it must match every pin."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 
-from ._models import Edition, SuiteRow
+from ._models import DatasetTaskRow, Edition, SuiteRow
+from ._records import TaskFacts, append_task_facts
 from ._store import Ledger, LedgerError, now
 
 MAX_ROOT_SEED = 2**31 - 1   # editions.root_seed is a 32-bit INTEGER on every backend
@@ -31,8 +33,10 @@ def _edition(session: Any, edition_id: int) -> Edition:
 
 
 def create_edition(ledger: Ledger, name: str, suite: SuiteFacts, engine_version: str, root_seed: int,
-                   profile_hash: str | None = None) -> int:
-    """Append an edition (and its suite's row, when new); returns its id.  Names are unique."""
+                   profile_hash: str | None = None, tasks: Sequence[TaskFacts] = ()) -> int:
+    """Append an edition (and, when new, its suite's row, its dataset's tasks with their batteries and
+    requirement manifests); returns its id.  Names are unique.  `tasks` is the whole dataset: the edition's
+    boards are exactly these tasks."""
     if not name or len(name) > 128:
         raise LedgerError(f"edition name {name!r}: 1 to 128 characters")
     if not 0 <= root_seed <= MAX_ROOT_SEED:
@@ -47,6 +51,15 @@ def create_edition(ledger: Ledger, name: str, suite: SuiteFacts, engine_version:
         if row is None:
             ledger.append(session, SuiteRow(name=suite.name, version=suite.version, visibility=suite.visibility,
                                             dataset_hash=suite.dataset_hash, created_at=now()))
+        known = set(session.execute(select(DatasetTaskRow.task_hash).where(
+            DatasetTaskRow.dataset_hash == suite.dataset_hash)).scalars())
+        for facts in sorted(tasks, key=lambda t: t.task_hash):
+            if facts.task_hash in known:
+                continue
+            append_task_facts(ledger, session, facts)
+            ledger.append(session, DatasetTaskRow(dataset_hash=suite.dataset_hash, task_hash=facts.task_hash,
+                                                  battery_hash=facts.battery_hash, task_id=facts.task_id,
+                                                  created_at=now()))
         edition = Edition(name=name, engine_version=engine_version, dataset_version=suite.version,
                           dataset_hash=suite.dataset_hash, profile_hash=profile_hash, root_seed=root_seed,
                           created_at=now())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -20,7 +21,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # Columns added after a table's first audited rows: left out of the row hash while NULL, so that rows audited
 # before the column existed verify unchanged (ledger/_store.py row_dict).
 ADDED_LATER = {"audit_omit_null": True}
@@ -76,6 +77,22 @@ class BatteryRow(Base):
     battery_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     task_id: Mapped[str] = mapped_column(String(160))
     api_version: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    # schema 3 (migration 0003): the battery's requirement manifest, [{id, layer, capabilities, description}]
+    requirements: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True), nullable=True,
+                                                                        info=ADDED_LATER)
+
+
+class DatasetTaskRow(Base):
+    """One task of a dataset (schema 3): an edition's board has exactly its dataset's tasks."""
+
+    __tablename__ = "dataset_tasks"
+    __table_args__ = (UniqueConstraint("dataset_hash", "task_hash"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    dataset_hash: Mapped[str] = mapped_column(ForeignKey("suites.dataset_hash"))
+    task_hash: Mapped[str] = mapped_column(ForeignKey("tasks.task_hash"))
+    battery_hash: Mapped[str] = mapped_column(ForeignKey("batteries.battery_hash"))
+    task_id: Mapped[str] = mapped_column(String(160))
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
 
@@ -141,6 +158,9 @@ class CorrectionRow(Base):
     reason: Mapped[str] = mapped_column(Text)
     author: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    # schema 3 (migration 0003): requirement outcomes the correction names, {requirement id: passed}
+    requirements: Mapped[dict[str, bool] | None] = mapped_column(JSON(none_as_null=True), nullable=True,
+                                                                  info=ADDED_LATER)
 
 
 class AuditRow(Base):
@@ -166,6 +186,6 @@ class WorkItem(Base):
     lease_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
-FACT_TABLES = ("editions", "suites", "tasks", "batteries", "models", "artifacts", "attempts", "results",
-               "corrections", "audit")
+FACT_TABLES = ("editions", "suites", "tasks", "batteries", "dataset_tasks", "models", "artifacts", "attempts",
+               "results", "corrections", "audit")
 AUDITED_TABLES = FACT_TABLES[:-1]

@@ -37,6 +37,8 @@ class TaskFacts:
     difficulty: str
     capabilities: tuple[str, ...]
     api_version: str
+    # the battery's requirement manifest: ({id, layer, capabilities, description}, ...); () when unknown
+    requirements: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,15 +74,21 @@ def check_profile_pin(ledger: Ledger, edition_id: int, profile_hash: str | None)
         _check_profile_pin(session, edition_id, profile_hash)
 
 
-def _append_facts(ledger: Ledger, session: Any, facts: TaskFacts, model: ModelFacts | None) -> int | None:
-    """Append the task, battery and model rows an attempt refers to, when new; return the model's id."""
+def append_task_facts(ledger: Ledger, session: Any, facts: TaskFacts) -> None:
+    """Append the task and battery rows, when new (in the caller's transaction)."""
     if session.get(TaskRow, facts.task_hash) is None:
         ledger.append(session, TaskRow(task_hash=facts.task_hash, task_id=facts.task_id, category=facts.category,
                                        difficulty=facts.difficulty, capabilities=list(facts.capabilities),
                                        created_at=now()))
     if session.get(BatteryRow, facts.battery_hash) is None:
         ledger.append(session, BatteryRow(battery_hash=facts.battery_hash, task_id=facts.task_id,
-                                          api_version=facts.api_version, created_at=now()))
+                                          api_version=facts.api_version, created_at=now(),
+                                          requirements=[dict(r) for r in facts.requirements] or None))
+
+
+def _append_facts(ledger: Ledger, session: Any, facts: TaskFacts, model: ModelFacts | None) -> int | None:
+    """Append the task, battery and model rows an attempt refers to, when new; return the model's id."""
+    append_task_facts(ledger, session, facts)
     if model is None:
         return None
     row = session.execute(select(ModelRow).where(
@@ -168,14 +176,17 @@ def record_attempt(
     return rhash
 
 
-def correct_result(ledger: Ledger, prefix: str, passed: bool, reason: str, author: str) -> int:
-    """Append a correction to a result; returns the correction's id."""
+def correct_result(ledger: Ledger, prefix: str, passed: bool, reason: str, author: str,
+                   requirements: dict[str, bool] | None = None) -> int:
+    """Append a correction to a result; returns the correction's id.  `requirements` names requirement
+    outcomes the correction changes ({id: passed}); the grader checks them against the verdict first."""
     if not reason.strip() or not author.strip():
         raise LedgerError("a correction needs a reason and an author")
     result = ledger.find_result(prefix)
     with ledger.appending() as session:
         row = CorrectionRow(result_hash=result.result_hash, passed=passed, reason=reason.strip(),
-                            author=author.strip(), created_at=now())
+                            author=author.strip(), created_at=now(),
+                            requirements=dict(sorted(requirements.items())) if requirements else None)
         ledger.append(session, row)
         return row.id
 
@@ -198,7 +209,8 @@ def result_history(ledger: Ledger, prefix: str) -> dict[str, Any]:
         "verdict": json.loads(result.verdict),
         "raw_passed": result.passed,
         "corrections": [{"id": c.id, "passed": c.passed, "reason": c.reason, "author": c.author,
-                         "created_at": c.created_at.isoformat()} for c in corrections],
+                         "created_at": c.created_at.isoformat(), "requirements": c.requirements}
+                        for c in corrections],
         "effective_passed": effective,
     }
 

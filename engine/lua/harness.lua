@@ -582,7 +582,23 @@ local function requirement(id, opts, fn)
   local caps = {}
   for i, c in ipairs(opts.capabilities or {}) do caps[i] = tostring(c) end
   tsort(caps)
-  local req = {id = id, description = opts.description or "", layer = layer, capabilities = caps, checks = {}}
+  local description = opts.description or ""
+  local manifest = E.manifest
+  if manifest then
+    -- the task's battery/requirements.toml is the one source of layers and tags; inline ones must agree
+    local spec = manifest[id]
+    if spec == nil then error("requirement " .. id .. " is not in battery/requirements.toml", 2) end
+    if opts.layer ~= nil and opts.layer ~= spec.layer then
+      error("requirement " .. id .. ": layer " .. tostring(opts.layer) .. " disagrees with battery/requirements.toml", 2)
+    end
+    if opts.capabilities ~= nil and table.concat(caps, ",") ~= table.concat(spec.capabilities, ",") then
+      error("requirement " .. id .. ": capabilities disagree with battery/requirements.toml", 2)
+    end
+    layer, description = spec.layer, spec.description
+    caps = {}
+    for i, c in ipairs(spec.capabilities) do caps[i] = c end
+  end
+  local req = {id = id, description = description, layer = layer, capabilities = caps, checks = {}}
   results.requirements[id] = req
   results.order[#results.order + 1] = id
   local ok, err = pcall(fn, new_check_api(req))

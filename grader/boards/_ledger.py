@@ -1,14 +1,17 @@
-"""From the ledger to the statistics' inputs: one batched read of attempts, results and their latest corrections.
+"""From the ledger to the statistics' inputs, through the ledger's typed reads (ledger/_reads.py).
 
-Conventions until editions exist as runs:
-
-- the edition is every result in the ledger, or those whose attempt has the given `editions.id`;
+- the edition is every attempt in the ledger, or those recorded under the given `editions.id`;
+- the board's tasks are the edition's pinned dataset (every task of it, attempted or not) when the ledger knows
+  the dataset's membership (editions created since schema 3); otherwise, the tasks that have attempts;
 - the model is the `models` row (`provider/name@version`, with `[reasoning_mode]` unless it is `default`), or the
   attempt's driver name when the attempt has no model (so `grader run`'s oracle and nop results form a board);
-- the effective verdict is the latest correction (highest correction id), else the recorded verdict;
+- the effective verdict is the latest correction (highest correction id), else the recorded verdict; an attempt
+  the infrastructure failed has no verdict and is never counted, but each board says how many there were;
+- a task's requirement manifest is its battery's (schema 3), else the union, by requirement id, of the L2
+  requirements in its verdicts; an attempt's requirement outcomes follow its latest correction
+  (grader.stats.effective_requirements);
 - a task is held-out when its suite (the `suite/` prefix of its task id) has a `suites` row whose visibility is
   not `public`; otherwise it is public;
-- a task's requirement manifest is the union, by requirement id, of the L2 requirements in its verdicts;
 - an attempt's wall time is its `agent` timing plus its grading `total` (either when alone); none when neither.
 """
 
@@ -20,11 +23,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
-
-from grader.stats import AttemptRecord, Requirement, TaskInfo
-from ledger import Ledger, LedgerError
-from ledger._models import AttemptRow, CorrectionRow, Edition, ModelRow, ResultRow, SuiteRow, TaskRow
+from grader.stats import AttemptRecord, Requirement, TaskInfo, effective_requirements
+from ledger import AttemptView, Ledger, ModelFacts, TaskView, attempts, dataset_tasks, get_edition, tasks_of
 
 DEFAULT_ROOT_SEED = 20260101  # the root seed when no edition is named (recorded in the snapshot)
 
@@ -36,7 +36,7 @@ class LedgerAttempt:
     record: AttemptRecord
     task_id: str
     first_failed_level: str | None
-    result_hash: str
+    result_hash: str | None        # None: the infrastructure failed the attempt (no verdict)
     corrected: bool
 
 
@@ -48,13 +48,14 @@ class EditionInputs:
     tasks: tuple[TaskInfo, ...]
     task_ids: dict[str, str]  # task_hash -> task id (public and held-out; the snapshot only shows public ones)
     inputs_digest: str
+    dataset_pinned: bool = False   # the tasks are the edition's dataset, not the tasks that happen to have results
 
 
-def model_label(row: ModelRow | None, driver: str) -> str:
-    if row is None:
+def model_label(model: ModelFacts | None, driver: str) -> str:
+    if model is None:
         return driver
-    mode = "" if row.reasoning_mode == "default" else f" [{row.reasoning_mode}]"
-    return f"{row.provider}/{row.name}@{row.version}{mode}"
+    mode = "" if model.reasoning_mode == "default" else f" [{model.reasoning_mode}]"
+    return f"{model.provider}/{model.name}@{model.version}{mode}"
 
 
 def wall_seconds(timings: dict[str, float] | None) -> float | None:
@@ -62,62 +63,74 @@ def wall_seconds(timings: dict[str, float] | None) -> float | None:
     return math.fsum(parts) if parts else None
 
 
-def load_inputs(ledger: Ledger, edition_id: int | None = None) -> EditionInputs:
-    """Everything the boards need, in three queries (results with attempts, models and latest corrections;
-    tasks; suites), whatever the number of results."""
-    latest = (select(CorrectionRow.result_hash, func.max(CorrectionRow.id).label("cid"))
-              .group_by(CorrectionRow.result_hash).subquery())
-    query = (select(ResultRow.result_hash, ResultRow.verdict, ResultRow.passed, ResultRow.first_failed_level,
-                    AttemptRow, ModelRow, CorrectionRow.passed)
-             .join(AttemptRow, AttemptRow.id == ResultRow.attempt_id)
-             .outerjoin(ModelRow, ModelRow.id == AttemptRow.model_id)
-             .outerjoin(latest, latest.c.result_hash == ResultRow.result_hash)
-             .outerjoin(CorrectionRow, CorrectionRow.id == latest.c.cid)
-             .order_by(ResultRow.result_hash))
-    with ledger.session() as session:
-        edition = None
-        root_seed = DEFAULT_ROOT_SEED
-        if edition_id is not None:
-            row = session.get(Edition, edition_id)
-            if row is None:
-                raise LedgerError(f"no edition {edition_id} in the ledger")
-            edition = {"id": row.id, "name": row.name, "engine_version": row.engine_version,
-                       "dataset_version": row.dataset_version, "dataset_hash": row.dataset_hash}
-            root_seed = row.root_seed
-            query = query.where(AttemptRow.edition_id == edition_id)
-        rows = session.execute(query).all()
-        task_rows = {t.task_hash: t for t in session.execute(select(TaskRow)).scalars()}
-        hidden = {s.name for s in session.execute(select(SuiteRow)).scalars() if s.visibility != "public"}
+def _verdict_requirements(view: AttemptView) -> list[dict[str, Any]]:
+    if view.result is None:
+        return []
+    verdict = json.loads(view.result.verdict)
+    return list(((verdict.get("levels") or {}).get("L2") or {}).get("requirements") or [])
 
-    attempts: list[LedgerAttempt] = []
-    manifests: dict[str, dict[str, Requirement]] = {}
-    digest = hashlib.sha256(b"grader-board-inputs/1")
-    for result_hash, verdict_text, raw_passed, first_failed, attempt, model, corrected in rows:
-        verdict = json.loads(verdict_text)
-        effective = bool(raw_passed if corrected is None else corrected)
-        reqs = ((verdict.get("levels") or {}).get("L2") or {}).get("requirements") or []
-        manifest = manifests.setdefault(attempt.task_hash, {})
+
+def _manifest(task: TaskView, verdict_requirements: list[list[dict[str, Any]]]) -> tuple[Requirement, ...]:
+    if task.requirements is not None:
+        return tuple(Requirement(str(r["id"]), str(r["layer"]), tuple(sorted(r.get("capabilities") or ())))
+                     for r in sorted(task.requirements, key=lambda r: str(r["id"])))
+    union: dict[str, Requirement] = {}
+    for reqs in verdict_requirements:
         for r in reqs:
             rid = str(r.get("id") or r.get("name"))
-            manifest.setdefault(rid, Requirement(rid, str(r.get("layer") or "completeness"),
-                                                 tuple(sorted(r.get("capabilities") or ()))))
-        outcome = attempt.outcome.value if hasattr(attempt.outcome, "value") else str(attempt.outcome)
-        record = AttemptRecord(
-            model=model_label(model, attempt.driver), task_hash=attempt.task_hash, outcome=outcome,
-            effective_passed=effective,
-            requirements_passed=frozenset(str(r.get("id") or r.get("name")) for r in reqs if r.get("passed")),
-            wall_seconds=wall_seconds(attempt.timings), tokens_in=attempt.tokens_in, tokens_out=attempt.tokens_out)
-        task = task_rows[attempt.task_hash]
-        attempts.append(LedgerAttempt(record, task.task_id, first_failed, result_hash, corrected is not None))
-        digest.update(f"{result_hash}|{int(effective)}\n".encode())
+            union.setdefault(rid, Requirement(rid, str(r.get("layer") or "completeness"),
+                                              tuple(sorted(r.get("capabilities") or ()))))
+    return tuple(union[k] for k in sorted(union))
 
-    tasks = []
-    for task_hash in sorted(manifests):
-        row = task_rows[task_hash]
-        suite = row.task_id.split("/", 1)[0] if "/" in row.task_id else ""
-        manifest = manifests[task_hash]
-        tasks.append(TaskInfo(task_hash=task_hash, category=row.category, difficulty=row.difficulty,
-                              heldout=suite in hidden, requirements=tuple(manifest[k] for k in sorted(manifest))))
-    return EditionInputs(edition=edition, root_seed=root_seed, attempts=tuple(attempts), tasks=tuple(tasks),
-                         task_ids={t.task_hash: task_rows[t.task_hash].task_id for t in tasks},
-                         inputs_digest=digest.hexdigest())
+
+def load_inputs(ledger: Ledger, edition_id: int | None = None) -> EditionInputs:
+    """Everything the boards need, read once: the edition, its attempts with results and corrections, and its
+    tasks with their requirement manifests."""
+    edition = None
+    root_seed = DEFAULT_ROOT_SEED
+    views = attempts(ledger, edition_id)
+    dataset: list[TaskView] = []
+    if edition_id is not None:
+        row = get_edition(ledger, edition_id)
+        edition = {"id": row.id, "name": row.name, "engine_version": row.engine_version,
+                   "dataset_version": row.dataset_version, "dataset_hash": row.dataset_hash}
+        root_seed = row.root_seed
+        dataset = dataset_tasks(ledger, row.dataset_hash)
+    task_views = ({t.task_hash: t for t in dataset} if dataset
+                  else tasks_of(ledger, {(a.task_hash, a.battery_hash) for a in views}))
+    views = [a for a in views if a.task_hash in task_views]
+    raw = {a.id: _verdict_requirements(a) for a in views}
+    by_task: dict[str, list[list[dict[str, Any]]]] = {}
+    for a in views:
+        by_task.setdefault(a.task_hash, []).append(raw[a.id])
+    manifests = {h: _manifest(t, by_task.get(h, [])) for h, t in task_views.items()}
+
+    out: list[LedgerAttempt] = []
+    digest = hashlib.sha256(b"grader-board-inputs/1")
+    for a in sorted(views, key=lambda v: (v.result.result_hash if v.result else "", v.id)):
+        result = a.result
+        correction = result.correction if result is not None else None
+        effective = result.effective_passed if result is not None else False
+        passed_reqs = effective_requirements(
+            {str(r.get("id") or r.get("name")): bool(r.get("passed")) for r in raw[a.id]}, manifests[a.task_hash],
+            corrected_passed=correction.passed if correction is not None else None,
+            named=correction.requirements if correction is not None else None) if result is not None else frozenset()
+        record = AttemptRecord(
+            model=model_label(a.model, a.driver), task_hash=a.task_hash, outcome=a.outcome.value,
+            effective_passed=effective, requirements_passed=passed_reqs, wall_seconds=wall_seconds(a.timings),
+            tokens_in=a.tokens_in, tokens_out=a.tokens_out)
+        out.append(LedgerAttempt(record, task_views[a.task_hash].task_id,
+                                 result.first_failed_level if result is not None else None,
+                                 result.result_hash if result is not None else None, correction is not None))
+        if result is None:
+            digest.update(f"attempt {a.id}|{a.outcome.value}\n".encode())
+        else:
+            named = "" if correction is None or not correction.requirements else \
+                "|" + json.dumps(correction.requirements, sort_keys=True)
+            digest.update(f"{result.result_hash}|{int(effective)}{named}\n".encode())
+
+    tasks = [TaskInfo(task_hash=h, category=t.category, difficulty=t.difficulty, heldout=t.heldout,
+                      requirements=manifests[h]) for h, t in sorted(task_views.items())]
+    return EditionInputs(edition=edition, root_seed=root_seed, attempts=tuple(out), tasks=tuple(tasks),
+                         task_ids={h: t.task_id for h, t in task_views.items()},
+                         inputs_digest=digest.hexdigest(), dataset_pinned=bool(dataset))

@@ -9,6 +9,9 @@ Held-out tasks are revealed only through scores: the `heldout` board carries no 
 refusals say how many tasks are missing but not which, and the pass matrix lists public tasks only.
 Cost per task is the string "N/A" where the statistics give none (unmetered or unpriced: never an estimate);
 the price table used is recorded under `prices`.
+Every board row says how many of the model's attempts on the board's tasks were excluded as infrastructure
+failures (`excluded_attempts`); `summary.tasks_from` says whether the tasks are the edition's pinned dataset or,
+for ledgers that do not record it, the tasks that have attempts.
 The failure funnel sorts each counted attempt by its recorded verdict's `first_failed_level` (L0, L1, L2, or
 `passed` when no level failed); corrections change the effective pass on the boards, not the funnel.
 """
@@ -106,6 +109,7 @@ def build_snapshot(inputs: EditionInputs, *, prices: Mapping[str, Price] | None 
     ranked = [r["model"] for r in overall["models"]]
     models = ranked + sorted({a.record.model for a in inputs.attempts} - set(ranked))
     counted = [a for a in inputs.attempts if is_counted(a.record.outcome)]
+    excluded = len(inputs.attempts) - len(counted)
     return {
         "format": FORMAT,
         "edition": inputs.edition,
@@ -113,7 +117,9 @@ def build_snapshot(inputs: EditionInputs, *, prices: Mapping[str, Price] | None 
         "statistics": stats["statistics"],
         "prices": _price_record(prices, price_notes),
         "models": models,
-        "summary": {"results": len(inputs.attempts), "counted_attempts": len(counted),
+        "summary": {"results": sum(a.result_hash is not None for a in inputs.attempts),
+                    "counted_attempts": len(counted), "excluded_attempts": excluded,
+                    "tasks_from": "dataset" if inputs.dataset_pinned else "results",
                     "corrected_results": sum(a.corrected for a in inputs.attempts),
                     "public_tasks": sum(not t.heldout for t in inputs.tasks),
                     "heldout_tasks": sum(t.heldout for t in inputs.tasks)},

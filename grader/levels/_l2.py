@@ -65,11 +65,30 @@ def _errors_for_evidence(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
              "traceback": e.get("traceback", "")} for e in errors]
 
 
+def _with_unreached(reported: list[dict[str, Any]], manifest: list[dict[str, Any]],
+                    frame: int | None) -> list[dict[str, Any]]:
+    """Every requirement of the manifest, in its order: one the battery never declared (it stopped first, for
+    whatever reason the game gave it) fails with a named check rather than dropping out of the verdict."""
+    if not manifest:
+        return reported
+    by_id = {r["id"]: r for r in reported}
+    out = []
+    for spec in manifest:
+        req = by_id.get(spec["id"])
+        if req is None:
+            req = {**spec, "passed": False, "checks": [{
+                "name": "requirement reached", "passed": False, "expected": True, "actual": False, "frame": frame,
+                "message": "the battery ended before it checked this requirement"}]}
+        out.append(req)
+    return out
+
+
 def run_l2(task: Task, deliverable: Path, lib_dirs: tuple[str, ...] = ()) -> L2Result:
     """Run the battery against the deliverable; agent crashes, hangs and limits are recorded outcomes."""
+    manifest = [r.as_dict() for r in task.requirements]
     request = RunRequest(
         game_dir=str(Path(deliverable).resolve()), battery=str(task.paths.battery_main.resolve()),
-        lib_dirs=lib_dirs, entry=task.entry, settings=engine_settings(task),
+        lib_dirs=lib_dirs, entry=task.entry, settings=engine_settings(task), requirements=manifest,
     )
     try:
         report = run_in_subprocess(request)
@@ -83,6 +102,7 @@ def run_l2(task: Task, deliverable: Path, lib_dirs: tuple[str, ...] = ()) -> L2R
     for req in requirements:
         req["capabilities"] = req.get("capabilities") or []
         req["checks"] = req.get("checks") or []
+    requirements = _with_unreached(requirements, manifest, report.get("frames"))
     completeness = [r for r in requirements if r["layer"] == "completeness"]
     passed = (report["outcome"] not in LIMIT_OUTCOMES and bool(completeness)
               and all(r["passed"] for r in completeness))

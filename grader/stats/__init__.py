@@ -16,7 +16,15 @@ from grader.stats._bootstrap import (
     board_spawn_id,
     replicate_sums,
 )
-from grader.stats._edition import Price, board_dict, cost_per_task, edition_boards, environment, time_per_task
+from grader.stats._edition import (
+    Price,
+    board_dict,
+    cost_per_task,
+    edition_boards,
+    environment,
+    excluded_attempts,
+    time_per_task,
+)
 from grader.stats._exact import clopper_pearson, competition_ranks, replicate_ranks
 from grader.stats._records import (
     COUNTED_OUTCOMES,
@@ -24,6 +32,7 @@ from grader.stats._records import (
     AttemptRecord,
     Requirement,
     TaskInfo,
+    effective_requirements,
     is_counted,
 )
 
@@ -52,7 +61,9 @@ __all__ = [
     "competition_ranks",
     "cost_per_task",
     "edition_boards",
+    "effective_requirements",
     "environment",
+    "excluded_attempts",
     "is_counted",
     "replicate_ranks",
     "replicate_sums",

@@ -18,6 +18,7 @@ from grader.stats._bootstrap import (
     replicate_sums,
 )
 from grader.stats._exact import clopper_pearson, competition_ranks, replicate_ranks
+from grader.stats._quantiles import interpolated, order_statistic, tail_levels
 
 BOOTSTRAP = "bootstrap_percentile"
 EXACT = "clopper_pearson"
@@ -74,8 +75,9 @@ class BoardAnalysis:
         """The bootstrap CI of S_a - S_b (same replicates as the board) and whether the order is resolved."""
         i, j = self.index(a), self.index(b)
         difference = self.models[i].score_exact - self.models[j].score_exact
-        replicas = _exact_floats(self.replicate_numerators[:, i] - self.replicate_numerators[:, j], self.denominator)
-        lower, upper = _percentiles(replicas, self.confidence)
+        replicas = (self.replicate_numerators[:, i] - self.replicate_numerators[:, j])[:, None]
+        (lower,), (upper,) = (interpolated(replicas, self.denominator, level)
+                              for level in tail_levels(self.confidence))
         resolved = lower > 0 or upper < 0
         return {
             "a": a, "b": b, "difference": float(difference),
@@ -109,12 +111,6 @@ def _exact_floats(numerators: np.ndarray, denominator: int) -> np.ndarray:
     return np.array(flat, dtype=np.float64).reshape(numerators.shape)
 
 
-def _percentiles(values: np.ndarray, confidence: float) -> tuple[float, float]:
-    alpha = 1.0 - confidence
-    lower, upper = np.quantile(values, [alpha / 2, 1 - alpha / 2], axis=0, method="linear")
-    return float(lower), float(upper)
-
-
 def analyse(board: Board, root_seed: int, replicates: int = DEFAULT_REPLICATES,
             confidence: float = 0.95) -> BoardAnalysis:
     """Scores, CIs, ranks and rank ranges for the ranked models of `board` (refused models are listed apart)."""
@@ -135,11 +131,10 @@ def analyse(board: Board, root_seed: int, replicates: int = DEFAULT_REPLICATES,
         return BoardAnalysis(board, root_seed, replicates, confidence, max(denominator, 1), (), empty, empty)
 
     replica_sums = replicate_sums(board_rng(root_seed, board.key), numerators, replicates)
-    replica_scores = _exact_floats(replica_sums, denominator)
-    alpha = 1.0 - confidence
-    lower, upper = np.quantile(replica_scores, [alpha / 2, 1 - alpha / 2], axis=0, method="linear")
+    low_level, high_level = tail_levels(confidence)
+    lower, upper = (interpolated(replica_sums, denominator, level) for level in (low_level, high_level))
     ranks = replicate_ranks(replica_sums)
-    low_rank, high_rank = np.quantile(ranks, [alpha / 2, 1 - alpha / 2], axis=0, method="inverted_cdf")
+    low_rank, high_rank = (order_statistic(ranks, level) for level in (low_level, high_level))
     points = competition_ranks(sums)
     degenerate = (numerators == numerators[:, :1]).all(axis=1)
 
@@ -149,7 +144,7 @@ def analyse(board: Board, root_seed: int, replicates: int = DEFAULT_REPLICATES,
         if degenerate[i]:
             ci, method = clopper_pearson(passes, attempts, confidence), EXACT
         else:
-            ci, method = (float(lower[i]), float(upper[i])), BOOTSTRAP
+            ci, method = (lower[i], upper[i]), BOOTSTRAP
         exact = Fraction(sums[i], denominator)
         models.append(ModelStats(
             model=model, score=float(exact), score_exact=exact, ci=ci, ci_method=method, rank=points[i],

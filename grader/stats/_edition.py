@@ -28,8 +28,9 @@ def environment(root_seed: int, replicates: int = DEFAULT_REPLICATES, confidence
     return {
         "algorithm": ALGORITHM_VERSION, "numpy": np.__version__, "scipy": scipy.__version__,
         "root_seed": root_seed, "replicates": replicates, "confidence": confidence, "block": BLOCK,
-        "bit_generator": "PCG64", "ci": "paired task bootstrap, percentile (linear); Clopper-Pearson if degenerate",
-        "rank_range": "quantiles of replicate competition ranks, method inverted_cdf",
+        "bit_generator": "PCG64",
+        "ci": "paired task bootstrap, percentile (type 7 at exact levels); Clopper-Pearson if degenerate",
+        "rank_range": "quantiles of replicate competition ranks (type 1 at exact levels)",
     }
 
 
@@ -86,6 +87,17 @@ def cost_per_task(board: Board, attempts: Iterable[AttemptRecord],
     return out
 
 
+def excluded_attempts(board: Board, attempts: Iterable[AttemptRecord]) -> dict[str, int]:
+    """Per model on the board: its attempts on the board's tasks excluded as infrastructure failures
+    (infra_error, infra_timeout, hung): retried, never counted, but on the record."""
+    tasks = set(board.tasks)
+    out = dict.fromkeys(board.models, 0)
+    for a in attempts:
+        if a.model in out and a.task_hash in tasks and not is_counted(a.outcome):
+            out[a.model] += 1
+    return out
+
+
 def board_dict(board: Board, attempts: Sequence[AttemptRecord], root_seed: int, *,
                prices: Mapping[str, Price] | None = None, replicates: int = DEFAULT_REPLICATES,
                confidence: float = 0.95, with_time_and_cost: bool = True,
@@ -94,6 +106,9 @@ def board_dict(board: Board, attempts: Sequence[AttemptRecord], root_seed: int, 
     when asked, the pairwise view (CI of every score difference and whether the order is resolved)."""
     analysis = analyse(board, root_seed, replicates, confidence)
     result = analysis.as_dict()
+    excluded = excluded_attempts(board, attempts)
+    for row in result["models"] + result["refused"]:
+        row["excluded_attempts"] = excluded[row["model"]]
     if with_pairwise:
         result["pairwise"] = analysis.pairwise_all()
     if with_time_and_cost:

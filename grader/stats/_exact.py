@@ -7,6 +7,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from grader.stats._quantiles import tail_levels
+
 
 def clopper_pearson(passes: int, attempts: int, confidence: float = 0.95) -> tuple[float, float]:
     """The exact binomial interval for `passes` out of `attempts` (equal tails, via the beta quantiles)."""
@@ -14,9 +16,9 @@ def clopper_pearson(passes: int, attempts: int, confidence: float = 0.95) -> tup
 
     if attempts <= 0 or not 0 <= passes <= attempts:
         raise ValueError(f"need 0 <= passes <= attempts and attempts > 0, got {passes}/{attempts}")
-    alpha = 1.0 - confidence
-    lower = 0.0 if passes == 0 else float(beta.ppf(alpha / 2, passes, attempts - passes + 1))
-    upper = 1.0 if passes == attempts else float(beta.ppf(1 - alpha / 2, passes + 1, attempts - passes))
+    low_level, high_level = tail_levels(confidence)
+    lower = 0.0 if passes == 0 else float(beta.ppf(float(low_level), passes, attempts - passes + 1))
+    upper = 1.0 if passes == attempts else float(beta.ppf(float(high_level), passes + 1, attempts - passes))
     return lower, upper
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 # Attempts that say something about the model: they count towards n (and c when they pass).
@@ -56,3 +57,25 @@ class AttemptRecord:
     wall_seconds: float | None = None
     tokens_in: int | None = None
     tokens_out: int | None = None
+
+
+def effective_requirements(raw: Mapping[str, bool], manifest: Sequence[Requirement], *,
+                           corrected_passed: bool | None = None,
+                           named: Mapping[str, bool] | None = None) -> frozenset[str]:
+    """The requirements of `manifest` an attempt passed, after its latest correction (docs/statistics.md).
+
+    `raw` is the verdict's L2 outcomes (a requirement it does not list failed); a correction's `named` outcomes
+    replace those; a correction to pass (`corrected_passed` True) passes every completeness requirement (an L2
+    pass means exactly that); a correction to fail that leaves every completeness requirement passing credits
+    none of them, since it says one failed without naming which.
+    """
+    passed = {r.id: bool(raw.get(r.id, False)) for r in manifest}
+    for rid, value in (named or {}).items():
+        if rid in passed:
+            passed[rid] = bool(value)
+    completeness = [r.id for r in manifest if r.layer == "completeness"]
+    if corrected_passed is True:
+        passed.update(dict.fromkeys(completeness, True))
+    elif corrected_passed is False and all(passed[rid] for rid in completeness):
+        passed.update(dict.fromkeys(completeness, False))
+    return frozenset(rid for rid, ok in passed.items() if ok)

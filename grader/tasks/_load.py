@@ -9,7 +9,7 @@ from typing import Any
 
 from engine import ServicesError, services_setting
 
-from ._model import Difficulty, Limits, Screen, Suite, Task, TaskPaths, Visibility
+from ._model import Difficulty, Layer, Limits, RequirementSpec, Screen, Suite, Task, TaskPaths, Visibility
 
 REPO_BATTERIES = Path(__file__).resolve().parents[2] / "batteries"
 _TASK_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
@@ -20,6 +20,8 @@ TASK_KEYS = {"id", "title", "category", "difficulty", "capabilities", "entry", "
 LIMIT_KEYS = {"agent_seconds", "l2_sim_seconds", "l2_wall_seconds", "memory_mb"}
 SCREEN_KEYS = {"width", "height", "dpr"}
 SUITE_KEYS = {"name", "version", "visibility"}
+REQUIREMENT_KEYS = {"layer", "capabilities", "description"}
+_REQUIREMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 class TaskError(ValueError):
@@ -60,6 +62,35 @@ def _positive(path: Path, table: dict[str, Any], key: str, default: float, where
     if value <= 0:
         raise TaskError(f"{path}: field {where}{key!r} must be positive")
     return value
+
+
+def load_requirements(path: Path) -> tuple[RequirementSpec, ...]:
+    """battery/requirements.toml: one table per requirement id, in the order the file gives them."""
+    data = _read_toml(path)
+    specs = []
+    for rid, table in data.items():
+        where = f"{rid}."
+        if not _REQUIREMENT_ID.fullmatch(rid):
+            raise TaskError(f"{path}: requirement id {rid!r} must match [A-Za-z0-9][A-Za-z0-9_.-]*")
+        if not isinstance(table, dict):
+            raise TaskError(f"{path}: [{rid}] must be a table")
+        _unknown(path, table, REQUIREMENT_KEYS, where)
+        raw_layer = table.get("layer", Layer.COMPLETENESS.value)
+        try:
+            layer = Layer(raw_layer)
+        except ValueError:
+            raise TaskError(f"{path}: field {where}layer must be completeness or richness, got {raw_layer!r}") from None
+        capabilities = _field(path, table, "capabilities", list, where)
+        for cap in capabilities:
+            if not isinstance(cap, str) or not _TAG.fullmatch(cap):
+                raise TaskError(f"{path}: field {where}capabilities has a bad tag {cap!r}")
+        description = table.get("description", "")
+        if not isinstance(description, str):
+            raise TaskError(f"{path}: field {where}description must be str")
+        specs.append(RequirementSpec(rid, layer, tuple(sorted(set(capabilities))), description.strip()))
+    if not any(s.layer is Layer.COMPLETENESS for s in specs):
+        raise TaskError(f"{path}: needs at least one completeness requirement (L2 passes only on those)")
+    return tuple(specs)
 
 
 def load_task(root: Path, suite: str = "") -> Task:
@@ -129,6 +160,7 @@ def load_task(root: Path, suite: str = "") -> Task:
         raise TaskError(f"{paths.workspace}: missing (it may be empty, but it must exist)")
     if not paths.battery_main.is_file():
         raise TaskError(f"{paths.battery_main}: missing")
+    requirements = load_requirements(paths.requirements)
     services = "{}"
     if paths.platform.is_file():
         try:
@@ -138,7 +170,7 @@ def load_task(root: Path, suite: str = "") -> Task:
     return Task(
         id=task_id, title=title, category=category, difficulty=difficulty,
         capabilities=tuple(sorted(set(capabilities))), entry=entry, required=tuple(required), limits=limits,
-        screen=screen, paths=paths, suite=suite, services=services,
+        screen=screen, paths=paths, suite=suite, services=services, requirements=requirements,
     )
 
 

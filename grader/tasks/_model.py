@@ -5,12 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 
 class Difficulty(StrEnum):
     EASY = "easy"
     MEDIUM = "medium"
     HARD = "hard"
+
+
+class Layer(StrEnum):
+    """What a requirement checks: what the prompt states, or what a careful implementation gets right unasked."""
+
+    COMPLETENESS = "completeness"
+    RICHNESS = "richness"
 
 
 class Visibility(StrEnum):
@@ -27,6 +35,7 @@ class TaskPaths:
       prompt.md       all the agent is told
       workspace/      copied into the agent's workspace
       battery/        main.lua and data: the grading surface, never shown to the agent
+        requirements.toml  the battery's requirement manifest: id, layer, capabilities, description
         platform.toml   optional: the platform-service fakes' world (docs/platform.md)
       solutions/      oracle/, wrong-*/, expect.toml: the battery's own tests
     """
@@ -52,6 +61,10 @@ class TaskPaths:
     @property
     def battery_main(self) -> Path:
         return self.battery / "main.lua"
+
+    @property
+    def requirements(self) -> Path:
+        return self.battery / "requirements.toml"
 
     @property
     def platform(self) -> Path:
@@ -91,6 +104,21 @@ class Screen:
 
 
 @dataclass(frozen=True)
+class RequirementSpec:
+    """One requirement of a battery's manifest: the battery must declare exactly these, and one it never reaches
+    fails."""
+
+    id: str
+    layer: Layer
+    capabilities: tuple[str, ...]
+    description: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "layer": self.layer.value, "capabilities": list(self.capabilities),
+                "description": self.description}
+
+
+@dataclass(frozen=True)
 class Task:
     id: str
     title: str
@@ -104,6 +132,7 @@ class Task:
     paths: TaskPaths
     suite: str
     services: str = "{}"   # the engine's `services` setting: canonical JSON of battery/platform.toml
+    requirements: tuple[RequirementSpec, ...] = ()   # battery/requirements.toml, in file order
 
     @property
     def qualified_id(self) -> str:

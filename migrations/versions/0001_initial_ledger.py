@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from migrations import append_only
+
 revision = '0001'
 down_revision = None
 branch_labels = None
@@ -21,25 +23,8 @@ FACT_TABLES = ("editions", "suites", "tasks", "batteries", "models", "artifacts"
 
 def _append_only() -> None:
     """The database itself refuses UPDATE and DELETE on every fact table."""
-    dialect = op.get_bind().dialect.name
-    if dialect == "postgresql":
-        op.execute(
-            "CREATE OR REPLACE FUNCTION ledger_append_only() RETURNS trigger AS $$ BEGIN "
-            "RAISE EXCEPTION 'ledger: % is append-only (% refused)', TG_TABLE_NAME, TG_OP; END; "
-            "$$ LANGUAGE plpgsql"
-        )
-        for table in FACT_TABLES:
-            op.execute(f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
-                       f"FOR EACH ROW EXECUTE FUNCTION ledger_append_only()")
-            op.execute(f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
-                       f"FOR EACH STATEMENT EXECUTE FUNCTION ledger_append_only()")
-    elif dialect == "sqlite":
-        for table in FACT_TABLES:
-            for action in ("UPDATE", "DELETE"):
-                op.execute(f"CREATE TRIGGER {table}_no_{action.lower()} BEFORE {action} ON {table} BEGIN "
-                           f"SELECT RAISE(ABORT, 'ledger: {table} is append-only ({action} refused)'); END")
-    else:
-        raise RuntimeError(f"the ledger supports SQLite and PostgreSQL, not {dialect}")
+    append_only.create_function()
+    append_only.protect(FACT_TABLES)
 
 
 def upgrade() -> None:
@@ -164,15 +149,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    append_only.unprotect(FACT_TABLES)
     if op.get_bind().dialect.name == "postgresql":
-        for table in FACT_TABLES:
-            op.execute(f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}")
-            op.execute(f"DROP TRIGGER IF EXISTS {table}_no_truncate ON {table}")
         op.execute("DROP FUNCTION IF EXISTS ledger_append_only()")
-    else:
-        for table in FACT_TABLES:
-            op.execute(f"DROP TRIGGER IF EXISTS {table}_no_update")
-            op.execute(f"DROP TRIGGER IF EXISTS {table}_no_delete")
     op.drop_table('corrections')
     op.drop_table('results')
     op.drop_table('attempts')

@@ -27,10 +27,15 @@ BATTERY = """
 harness.start()
 harness.run(0.5)
 local box = harness.find("Box")
-requirement("R1", {capabilities = {"scene"}}, function(check)
+requirement("R1", function(check)
   check.truthy("a node named Box exists", box)
   check.near("Box is at x = 3", box and box.world_position.x, 3.0, 1e-6)
 end)
+"""
+
+REQUIREMENTS = """[R1]
+capabilities = ["scene"]
+description = "a Box at x = 3"
 """
 
 ORACLE = """function Start()
@@ -43,7 +48,8 @@ end
 
 @pytest.fixture
 def make_task(tmp_path: Path) -> Callable[..., Path]:
-    def make(name: str = "tiny", task_toml: str = TASK_TOML, battery: str = BATTERY) -> Path:
+    def make(name: str = "tiny", task_toml: str = TASK_TOML, battery: str = BATTERY,
+             requirements: str = REQUIREMENTS) -> Path:
         root = tmp_path / "suite" / name
         (root / "workspace" / "scripts").mkdir(parents=True)
         (root / "battery").mkdir()
@@ -53,6 +59,7 @@ def make_task(tmp_path: Path) -> Callable[..., Path]:
         (root / "prompt.md").write_text("Make a Box at x = 3.\n")
         (root / "workspace" / "scripts" / "main.lua").write_text("function Start() end\n")
         (root / "battery" / "main.lua").write_text(battery)
+        (root / "battery" / "requirements.toml").write_text(requirements)
         (root / "solutions" / "oracle" / "scripts" / "main.lua").write_text(ORACLE)
         (root / "solutions" / "wrong-x" / "scripts" / "main.lua").write_text(ORACLE.replace("3, 0, 0", "2, 0, 0"))
         (root / "solutions" / "expect.toml").write_text('[wrong-x]\nfail = ["R1"]\n')

@@ -73,3 +73,43 @@ def test_the_battery_cannot_outrun_the_simulated_time_limit(make_task: Callable[
     shutil.copytree(task.paths.oracle, out)
     result = run_l2(task, out)
     assert result.passed and result.frames == 300
+
+
+TWO_REQUIREMENTS = """[R1]
+capabilities = ["scene"]
+
+[R2]
+capabilities = ["scene"]
+description = "checked after the game has run a while"
+"""
+
+
+def test_a_requirement_the_battery_never_reaches_fails(make_task: Callable[..., Path], tmp_path: Path) -> None:
+    # the battery stops after R1 (here it raises; a hostile game could make it): R2 must not drop out of the verdict
+    battery = ("harness.start()\nrequirement('R1', function(c) c.truthy('box', harness.find('Box')) end)\n"
+               "error('the battery stopped')\nrequirement('R2', function(c) c.truthy('never', true) end)\n")
+    task = load_task(make_task(battery=battery, requirements=TWO_REQUIREMENTS), "suite")
+    result = run_l2(task, task.paths.oracle)
+    assert [(r["id"], r["passed"]) for r in result.requirements] == [("R1", True), ("R2", False)]
+    unreached = [c for c in result.checks() if c["requirement"] == "R2"]
+    assert [(c["name"], c["message"]) for c in unreached] == [
+        ("requirement reached", "the battery ended before it checked this requirement")]
+    assert result.requirements[1]["description"] == "checked after the game has run a while"
+    assert not result.passed
+
+
+def test_a_requirement_missing_from_the_manifest_is_refused(make_task: Callable[..., Path]) -> None:
+    battery = "harness.start()\nrequirement('R9', function(c) c.truthy('x', true) end)\n"
+    task = load_task(make_task(battery=battery), "suite")
+    result = run_l2(task, task.paths.oracle)
+    assert not result.passed and [r["id"] for r in result.requirements] == ["R1"]
+    assert any("R9 is not in battery/requirements.toml" in e["message"] for e in result.errors), result.errors
+
+
+def test_inline_tags_must_agree_with_the_manifest(make_task: Callable[..., Path]) -> None:
+    battery = ("harness.start()\nrequirement('R1', {capabilities = {'input'}}, "
+               "function(c) c.truthy('x', true) end)\n")
+    task = load_task(make_task(battery=battery), "suite")
+    result = run_l2(task, task.paths.oracle)
+    assert not result.passed
+    assert any("capabilities disagree" in e["message"] for e in result.errors), result.errors

@@ -31,6 +31,7 @@ from grader.stats import (
     time_per_task,
 )
 from grader.stats._bootstrap import BLOCK, board_rng
+from grader.stats._quantiles import interpolated, tail_levels
 
 SEED = 20240601
 
@@ -341,3 +342,66 @@ def test_the_overall_board_carries_the_pairwise_view() -> None:
     assert (pair["a"], pair["b"]) == ("strong", "weak")
     assert pair["resolved"] is True and pair["ahead"] == "strong"
     assert pair["ci"][0] > 0 and pair["difference"] == 0.75
+
+
+# --- exact quantile levels (issue 11, defect 1) ----------------------------------------------------------------
+
+def test_tail_levels_are_exact_fractions() -> None:
+    assert tail_levels(0.95) == (Fraction(1, 40), Fraction(39, 40))
+    assert tail_levels(0.9) == (Fraction(1, 20), Fraction(19, 20))
+    assert 1.0 - 0.95 != 0.05  # why: the float route puts the lower level just above 2.5%
+    with pytest.raises(ValueError):
+        tail_levels(1.0)
+
+
+# Two models on 40 tasks: model "b" is first in about 2.5% of replicates, so for some root seeds exactly 250 of
+# the 10,000 replicates (the 2.5% level) rank it first.  By definition (the 250th smallest replicate rank) its
+# range then starts at 1; the float level 0.025000000000000022 took the 251st and gave 2.
+BOUNDARY_A = "1100011010111011110100111100110011011001"
+BOUNDARY_B = "0000101000010110111011001100000001100001"
+
+
+def boundary_board() -> Board:
+    c = np.array([[int(x) for x in BOUNDARY_A], [int(x) for x in BOUNDARY_B]])
+    return make_board(np.ones_like(c), c, ("a", "b"))
+
+
+def test_rank_range_takes_the_250th_replicate_rank_on_a_boundary() -> None:
+    board = boundary_board()
+    on_boundary = []
+    for seed in range(400):
+        result = analyse(board, seed)
+        for i, stats in enumerate(result.models):
+            ranks = np.sort(result.replicate_ranks[:, i])
+            assert stats.rank_range == (int(ranks[249]), int(ranks[9749])), (seed, stats.model)
+        if int((result.replicate_ranks[:, 1] <= 1).sum()) == 250:
+            on_boundary.append(seed)
+            assert result.stats("b").rank_range == (1, 2)
+    assert on_boundary == [140, 142, 191, 390, 394]  # the sweep does reach the boundary
+
+
+def test_interpolated_quantiles_are_exact_then_rounded_once() -> None:
+    rng = np.random.default_rng(11)
+    numerators = rng.integers(0, 1000, size=(10_000, 3))
+    denominator = 997
+    for level in tail_levels(0.95):
+        got = interpolated(numerators, denominator, level)
+        for column, value in enumerate(got):
+            ordered = sorted(int(v) for v in numerators[:, column])
+            h = (len(ordered) - 1) * level
+            low = int(h)
+            exact = (ordered[low] + (h - low) * (ordered[low + 1] - ordered[low])) / denominator
+            assert value == float(Fraction(exact))
+
+
+def test_clopper_pearson_uses_the_exact_levels() -> None:
+    from scipy.stats import beta
+
+    assert clopper_pearson(7, 20) == (float(beta.ppf(0.025, 7, 14)), float(beta.ppf(0.975, 8, 13)))
+
+
+def test_pairwise_ci_uses_the_same_exact_quantile_as_the_scores() -> None:
+    result = analyse(boundary_board(), 140)
+    view = result.pairwise("a", "b")
+    diffs = (result.replicate_numerators[:, 0] - result.replicate_numerators[:, 1])[:, None]
+    assert view["ci"] == [interpolated(diffs, result.denominator, level)[0] for level in tail_levels(0.95)]

@@ -50,10 +50,41 @@ def test_bad_task_toml_is_refused_naming_the_field(make_task: Callable[..., Path
     assert "task.toml" in str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[R1]\nlayer = "polish"\ncapabilities = []\n', "field R1.layer must be completeness or richness"),
+        ('[R1]\ncapabilities = ["Bad Tag"]\n', "field R1.capabilities has a bad tag 'Bad Tag'"),
+        ('[R1]\ncapabilities = []\ncolour = 1\n', "unknown key R1.'colour'"),
+        ('[R1]\ndescription = "x"\n', "missing field R1.'capabilities'"),
+        ('[R1]\nlayer = "richness"\ncapabilities = []\n', "needs at least one completeness requirement"),
+        ('["has space"]\ncapabilities = []\n', "requirement id 'has space' must match"),
+    ],
+)
+def test_a_bad_requirement_manifest_is_refused_naming_the_field(make_task: Callable[..., Path], text: str,
+                                                                message: str) -> None:
+    with pytest.raises(TaskError) as err:
+        load_task(make_task(requirements=text))
+    assert message in str(err.value) and "requirements.toml" in str(err.value)
+
+
+def test_the_manifest_is_part_of_the_battery_hash(make_task: Callable[..., Path]) -> None:
+    root = make_task()
+    task = load_task(root)
+    assert [(r.id, r.layer.value, r.capabilities) for r in task.requirements] == [("R1", "completeness", ("scene",))]
+    before = battery_hash(task, "1")
+    (root / "battery" / "requirements.toml").write_text('[R1]\ncapabilities = ["scene", "motion"]\n')
+    assert battery_hash(load_task(root), "1") != before
+
+
 def test_missing_parts_are_refused(make_task: Callable[..., Path]) -> None:
     root = make_task()
     (root / "battery" / "main.lua").unlink()
     with pytest.raises(TaskError, match=r"battery/main\.lua: missing"):
+        load_task(root)
+    root = make_task("m")
+    (root / "battery" / "requirements.toml").unlink()
+    with pytest.raises(TaskError, match=r"battery/requirements\.toml: missing"):
         load_task(root)
     root = make_task("b")
     (root / "prompt.md").unlink()

@@ -35,19 +35,14 @@ def deliverable(root: Path, variant: int = 0) -> Path:
     return root
 
 
-def populate(ledger: Any, root: Path) -> list[str]:
-    """An edition, a suite, results over three tasks (two sharing one deliverable, one without), corrections:
-    a row in every fact table.  Returns the result hashes in order."""
-    from ledger import correct_result, record_attempt
-    from ledger._models import Edition, SuiteRow
-    from ledger._store import now
+def populate(ledger: Any, root: Path, dataset: bool = True) -> list[str]:
+    """An edition of a three-task dataset, results over its tasks (two sharing one deliverable, one without),
+    corrections: a row in every fact table (without `dataset`, none in dataset_tasks, as before schema 3).
+    Returns the result hashes in order."""
+    from ledger import SuiteFacts, correct_result, create_edition, record_attempt
 
-    with ledger.appending() as session:
-        edition = Edition(name="synthetic-2026", engine_version="synthetic-1", dataset_version="1",
-                          dataset_hash=sha("dataset"), profile_hash=None, root_seed=20261201, created_at=now())
-        ledger.append(session, edition, SuiteRow(name="public", version="1", visibility="public",
-                                                 dataset_hash=sha("suite"), created_at=now()))
-        edition_id = edition.id
+    edition_id = create_edition(ledger, "synthetic-2026", SuiteFacts("public", "1", "public", sha("dataset")),
+                                "synthetic-1", 20261201, tasks=[task(n) for n in range(3)] if dataset else ())
     same = deliverable(root / "same", 0)
     hashes = []
     for n in range(6):

@@ -15,7 +15,7 @@ from sqlalchemy import create_engine, exc, inspect, text
 
 from ledger import Ledger, LedgerError, check_profile_pin, record_attempt, result_history
 from ledger._models import Edition
-from ledger._store import MIGRATIONS, now
+from ledger._store import MIGRATIONS, head_revision, now
 from tests.ledger import synth
 from tests.ledger.helpers import check_consistent, raw, scalar
 
@@ -50,7 +50,7 @@ def test_a_schema_1_ledger_upgrades_on_open_and_still_verifies(tmp_path: Path) -
     assert scalar(url, "SELECT version_num FROM alembic_version") == "0001"
     ledger = Ledger(url)
     try:
-        assert scalar(url, "SELECT version_num FROM alembic_version") == "0002"
+        assert scalar(url, "SELECT version_num FROM alembic_version") == head_revision()
         columns = {c["name"] for c in inspect(ledger.engine).get_columns("attempts")}
         assert {"profile_hash", "tool_calls"} <= columns
         assert scalar(url, "SELECT count(*) FROM attempts WHERE profile_hash IS NULL AND tool_calls IS NULL") == 6
@@ -88,7 +88,7 @@ def test_tampering_with_a_new_column_is_found(ledger_url: str, tmp_path: Path) -
 def test_downgrade_and_upgrade_keep_rows_hashes_and_triggers(ledger_url: str, tmp_path: Path) -> None:
     ledger = Ledger(ledger_url)
     try:
-        synth.populate(ledger, tmp_path)
+        synth.populate(ledger, tmp_path, dataset=False)
     finally:
         ledger.close()
     _migrate(ledger_url, "0001", down=True)
@@ -146,3 +146,19 @@ def test_an_edition_that_pins_a_profile_refuses_another_or_none(pinned: tuple[Le
     assert result_history(ledger, _record(ledger, open_id, None))["attempt"]["profile_hash"] is None
     assert result_history(ledger, _record(ledger, open_id, OTHER))["attempt"]["profile_hash"] == OTHER
     check_consistent(ledger)
+
+
+def test_a_downgrade_that_would_discard_schema_3_facts_is_refused(ledger_url: str, tmp_path: Path) -> None:
+    ledger = Ledger(ledger_url)
+    try:
+        synth.populate(ledger, tmp_path)
+    finally:
+        ledger.close()
+    with pytest.raises(RuntimeError, match=r"downgrading below 0003 would discard facts of schema 3 \(dataset_tasks\)"):
+        _migrate(ledger_url, "0002", down=True)
+    assert scalar(ledger_url, "SELECT version_num FROM alembic_version") == head_revision()
+    ledger = Ledger(ledger_url)
+    try:
+        check_consistent(ledger)
+    finally:
+        ledger.close()

@@ -1,0 +1,209 @@
+"""Typed reads: what the boards, replay and the CLI need, without SQLAlchemy outside the ledger.
+
+Every function opens its own read session and returns frozen views; nothing returned is bound to a session.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from ._models import (
+    AttemptRow,
+    BatteryRow,
+    CorrectionRow,
+    DatasetTaskRow,
+    Edition,
+    ModelRow,
+    Outcome,
+    ResultRow,
+    SuiteRow,
+    TaskRow,
+)
+from ._records import ModelFacts
+from ._store import Ledger, LedgerError
+
+
+@dataclass(frozen=True)
+class EditionView:
+    id: int
+    name: str
+    engine_version: str
+    dataset_version: str
+    dataset_hash: str
+    profile_hash: str | None
+    root_seed: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """A task as recorded, with its battery's requirement manifest when the ledger has it (schema 3)."""
+
+    task_hash: str
+    task_id: str
+    category: str
+    difficulty: str
+    heldout: bool
+    battery_hash: str | None = None
+    requirements: tuple[dict[str, Any], ...] | None = None
+
+
+@dataclass(frozen=True)
+class CorrectionView:
+    id: int
+    passed: bool
+    reason: str
+    author: str
+    created_at: datetime
+    requirements: dict[str, bool] | None
+
+
+@dataclass(frozen=True)
+class ResultView:
+    result_hash: str
+    verdict: str                     # the verdict as recorded (canonical JSON text)
+    evidence_digest: str
+    passed: bool
+    first_failed_level: str | None
+    engine_version: str
+    corrections: tuple[CorrectionView, ...] = ()   # oldest first: the last one is in effect
+
+    @property
+    def correction(self) -> CorrectionView | None:
+        return self.corrections[-1] if self.corrections else None
+
+    @property
+    def effective_passed(self) -> bool:
+        return self.correction.passed if self.correction is not None else self.passed
+
+
+@dataclass(frozen=True)
+class AttemptView:
+    id: str
+    edition_id: int | None
+    model: ModelFacts | None
+    task_hash: str
+    battery_hash: str
+    repetition: int
+    driver: str
+    outcome: Outcome
+    timings: dict[str, float]
+    tokens_in: int | None
+    tokens_out: int | None
+    cost_usd: float | None
+    tool_calls: int | None
+    profile_hash: str | None
+    artifact_hash: str | None
+    created_at: datetime
+    result: ResultView | None        # None for attempts the infrastructure failed
+
+
+def _edition_view(row: Edition) -> EditionView:
+    return EditionView(row.id, row.name, row.engine_version, row.dataset_version, row.dataset_hash,
+                       row.profile_hash, row.root_seed, row.created_at)
+
+
+def get_edition(ledger: Ledger, edition_id: int) -> EditionView:
+    with ledger.session() as session:
+        row = session.get(Edition, edition_id)
+        if row is None:
+            raise LedgerError(f"no edition {edition_id} in the ledger")
+        return _edition_view(row)
+
+
+def _hidden_suites(session: Any) -> set[str]:
+    return {s.name for s in session.execute(select(SuiteRow)).scalars() if s.visibility != "public"}
+
+
+def _task_view(row: TaskRow, hidden: set[str], battery: BatteryRow | None) -> TaskView:
+    suite = row.task_id.split("/", 1)[0] if "/" in row.task_id else ""
+    manifest = tuple(battery.requirements) if battery is not None and battery.requirements is not None else None
+    return TaskView(row.task_hash, row.task_id, row.category, row.difficulty, suite in hidden,
+                    battery.battery_hash if battery is not None else None, manifest)
+
+
+def dataset_tasks(ledger: Ledger, dataset_hash: str) -> list[TaskView]:
+    """The tasks of a dataset as its edition pinned them (schema 3), sorted by task_hash; [] when the ledger
+    does not know the dataset's membership (editions created before schema 3)."""
+    with ledger.session() as session:
+        hidden = _hidden_suites(session)
+        rows = session.execute(
+            select(DatasetTaskRow, TaskRow, BatteryRow)
+            .join(TaskRow, TaskRow.task_hash == DatasetTaskRow.task_hash)
+            .join(BatteryRow, BatteryRow.battery_hash == DatasetTaskRow.battery_hash)
+            .where(DatasetTaskRow.dataset_hash == dataset_hash)
+            .order_by(DatasetTaskRow.task_hash)).all()
+        return [_task_view(task, hidden, battery) for _, task, battery in rows]
+
+
+def tasks_of(ledger: Ledger, pairs: Iterable[tuple[str, str]]) -> dict[str, TaskView]:
+    """Views of the tasks named by (task_hash, battery_hash) pairs, by task_hash; a task graded under several
+    batteries takes the manifest of the newest battery row that has one."""
+    wanted = defaultdict(set)
+    for task_hash, battery_hash in pairs:
+        wanted[task_hash].add(battery_hash)
+    with ledger.session() as session:
+        hidden = _hidden_suites(session)
+        out = {}
+        for row in session.execute(select(TaskRow).where(TaskRow.task_hash.in_(sorted(wanted)))).scalars():
+            batteries = session.execute(
+                select(BatteryRow).where(BatteryRow.battery_hash.in_(sorted(wanted[row.task_hash])))
+                .order_by(BatteryRow.created_at, BatteryRow.battery_hash)).scalars().all()
+            with_manifest = [b for b in batteries if b.requirements is not None]
+            out[row.task_hash] = _task_view(row, hidden, (with_manifest or batteries or [None])[-1])
+        return out
+
+
+def _corrections(session: Any, edition_id: int | None) -> dict[str, list[CorrectionView]]:
+    """Every correction of the results of one edition (or of every result), by result hash, oldest first."""
+    query = select(CorrectionRow).order_by(CorrectionRow.id)
+    if edition_id is not None:
+        query = (query.join(ResultRow, ResultRow.result_hash == CorrectionRow.result_hash)
+                 .join(AttemptRow, AttemptRow.id == ResultRow.attempt_id).where(AttemptRow.edition_id == edition_id))
+    out: dict[str, list[CorrectionView]] = defaultdict(list)
+    for c in session.execute(query).scalars():
+        out[c.result_hash].append(CorrectionView(c.id, c.passed, c.reason, c.author, c.created_at, c.requirements))
+    return out
+
+
+def _model_facts(row: ModelRow | None) -> ModelFacts | None:
+    return None if row is None else ModelFacts(row.provider, row.name, row.version, row.reasoning_mode)
+
+
+def _attempt_view(attempt: AttemptRow, model: ModelRow | None, result: ResultView | None) -> AttemptView:
+    return AttemptView(
+        id=attempt.id, edition_id=attempt.edition_id, model=_model_facts(model), task_hash=attempt.task_hash,
+        battery_hash=attempt.battery_hash, repetition=attempt.repetition, driver=attempt.driver,
+        outcome=Outcome(attempt.outcome), timings=dict(attempt.timings or {}), tokens_in=attempt.tokens_in,
+        tokens_out=attempt.tokens_out, cost_usd=attempt.cost_usd, tool_calls=attempt.tool_calls,
+        profile_hash=attempt.profile_hash, artifact_hash=attempt.artifact_hash, created_at=attempt.created_at,
+        result=result)
+
+
+def attempts(ledger: Ledger, edition_id: int | None = None) -> list[AttemptView]:
+    """Every attempt (of one edition, or of the whole ledger), with its result and corrections when it has one;
+    sorted by attempt id, so the order does not depend on the database."""
+    query = (select(AttemptRow, ModelRow, ResultRow)
+             .outerjoin(ModelRow, ModelRow.id == AttemptRow.model_id)
+             .outerjoin(ResultRow, ResultRow.attempt_id == AttemptRow.id)
+             .order_by(AttemptRow.id))
+    if edition_id is not None:
+        query = query.where(AttemptRow.edition_id == edition_id)
+    with ledger.session() as session:
+        rows = session.execute(query).all()
+        corrections = _corrections(session, edition_id)
+    out = []
+    for attempt, model, result in rows:
+        view = None
+        if result is not None:
+            view = ResultView(result.result_hash, result.verdict, result.evidence_digest, result.passed,
+                              result.first_failed_level, result.engine_version,
+                              tuple(corrections.get(result.result_hash, ())))
+        out.append(_attempt_view(attempt, model, view))
+    return out
