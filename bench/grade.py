@@ -6,7 +6,8 @@ For each starter task's oracle, and each way the engine starts (`cold`: a fresh 
 `prebooted`: runs forked from this process's zygote, engine/_zygote.py), it grades --runs times after one warm-up
 grade (the L1 server and the zygote are up) and prints the median L0, L1, L2 and total, the L2 share of the total,
 and the ratio cold / pre-booted.  `sim` is the task's simulation alone: the battery's run in a pre-booted Lua state
-in this process (no process, no boot, no report), the part of L2 no start-up work can remove.
+in this process (no process, no boot, no report), the part of L2 no start-up work can remove; it is measured
+between the pre-booted grades, so that both see the machine under the same load.
 
 Targets: with the pre-booted engine, L2 of each starter task at most 0.1 s plus its simulation time, and the warm
 total's median (over every task's runs) under 0.15 s.  Both ways must give the same evidence digest; a difference
@@ -37,18 +38,15 @@ STARTERS = ("public/scene-solar-system", "public/move-with-keys", "public/coin-c
 MODES = ("cold", "prebooted")
 
 
-def simulation_seconds(task: Task, runs: int) -> float:
-    """Median seconds of the battery's run alone, in a Lua state booted beforehand (not timed)."""
-    times = []
-    for _ in range(runs):
-        booted = boot_state()
-        settings = EngineSettings().with_overrides(**engine_settings(task))
-        engine = Engine(task.paths.oracle, settings, entry=task.entry, booted=booted)
-        battery = task.paths.battery_main
-        start = time.perf_counter()
-        engine.run_battery(battery.read_text(encoding="utf-8"), f"battery/{battery.name}")
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def simulation_seconds(task: Task) -> float:
+    """Seconds of the battery's run alone, in a Lua state booted and configured beforehand (not timed)."""
+    booted = boot_state()
+    settings = EngineSettings().with_overrides(**engine_settings(task))
+    engine = Engine(task.paths.oracle, settings, entry=task.entry, booted=booted)
+    battery = task.paths.battery_main
+    start = time.perf_counter()
+    engine.run_battery(battery.read_text(encoding="utf-8"), f"battery/{battery.name}")
+    return time.perf_counter() - start
 
 
 def main() -> int:
@@ -62,22 +60,28 @@ def main() -> int:
     status = 0
     for ref in STARTERS:
         task = find_task(ref)
-        sim = simulation_seconds(task, max(3, args.runs // 2))
         medians: dict[str, dict[str, float]] = {}
         digests: dict[str, str] = {}
+        sims: list[float] = []
         for mode in MODES:
             os.environ[START_ENV] = mode
             warm = grade(task, task.paths.oracle)   # warm-up: the L1 server and (pre-booted) the zygote start
             digests[mode] = warm.verdict["evidence_digest"]
-            rows = [grade(task, task.paths.oracle).timings for _ in range(args.runs)]
+            rows = []
+            for _ in range(args.runs):
+                rows.append(grade(task, task.paths.oracle).timings)
+                if mode == "prebooted":   # interleaved, so that both see the machine's same load
+                    sims.append(simulation_seconds(task))
+            sim = statistics.median(sims) if sims else float("nan")
             totals[mode] += [r["total"] for r in rows]
             med = {k: statistics.median(r[k] for r in rows) for k in ("L0", "L1", "L2", "total")}
             medians[mode] = med
             over = med["L2"] - sim
             if mode == "prebooted":
                 worst_l2_over_sim = max(worst_l2_over_sim, over)
+            shown = f"{sim:>6.3f} {over:>6.3f}" if mode == "prebooted" else ""
             print(f"{ref:<28} {mode:<10} {med['L0']:>6.3f} {med['L1']:>6.3f} {med['L2']:>6.3f} {med['total']:>6.3f} "
-                  f"{med['L2'] / med['total']:>8.0%} {sim:>6.3f} {over:>6.3f}")
+                  f"{med['L2'] / med['total']:>8.0%} {shown}")
         cold, pre = medians["cold"], medians["prebooted"]
         print(f"{'':<28} {'cold/pre':<10} {'':>6} {'':>6} {cold['L2'] / pre['L2']:>5.1f}x "
               f"{cold['total'] / pre['total']:>5.1f}x")
