@@ -13,11 +13,14 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._errors import BadInputError, EngineError
 from ._scripted_input import input_schedule
 from ._settings import EngineSettings
+
+if TYPE_CHECKING:
+    from ._engine import BootedState
 
 OUTCOMES = ("clean", "lua_error", "missing_api", "budget", "memory", "timeout")
 START_MODES = ("prebooted", "cold")
@@ -120,7 +123,7 @@ def run_in_subprocess(request: RunRequest, wall_seconds: float | None = None,
         return dict(json.loads(result_path.read_text()))
 
 
-def execute(request: RunRequest, booted: Any = None) -> dict[str, Any]:
+def execute(request: RunRequest, booted: BootedState | None = None) -> dict[str, Any]:
     """Run a request in this process (the worker's body); `booted`: a state from boot_state() to configure."""
     from ._engine import Engine
 
@@ -150,7 +153,7 @@ def execute(request: RunRequest, booted: Any = None) -> dict[str, Any]:
     return report
 
 
-def serve_request(booted: Any, request: RunRequest, result_path: str) -> int:
+def serve_request(booted: BootedState, request: RunRequest, result_path: str) -> int:
     """The last steps of every run, cold or forked: settle Python's collector, run, write the report (exit code)."""
     from ._zygote import settle
 
