@@ -28,8 +28,7 @@ import click
 if __package__ in (None, ""):  # run as a script: make the repository's packages importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine._errors import BadInputError, EngineError, SetupError
-from engine._runner import OUTCOMES, RunRequest, run_in_subprocess
+from engine import OUTCOMES, BadInputError, EngineError, RunRequest, SetupError, run_in_subprocess
 
 ENTRY = "scripts/main.lua"
 SUMMARY_KEYS = ("outcome", "frames", "sim_seconds", "errors", "missing_api", "requirements", "exit_requested")

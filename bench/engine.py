@@ -36,8 +36,7 @@ from pathlib import Path
 # This file is named like the package it measures: keep its own folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from engine import Engine  # noqa: E402
-from engine._engine import to_python  # noqa: E402
+from engine import Engine, to_python  # noqa: E402
 
 GAME = """
 local scene_

@@ -23,9 +23,8 @@ from grader.sandbox import client, default_profile, parse_gateway, run_in_sandbo
 
 
 def grading(runs: int) -> None:
+    from grader.grading_container import grade_in_container, grader_image
     from grader.pipeline import grade
-    from grader.sandbox.grading import grade_in_container
-    from grader.sandbox.runtime import grader_image
     from grader.tasks import find_task
 
     task = find_task("public/coin-collector")

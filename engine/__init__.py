@@ -1,17 +1,15 @@
 """The headless UrhoX runtime: Lua 5.4 (deterministic lupa build), the Urho3D-compatible API, the battery harness."""
 
-from ._engine import Engine, RunReport
+from ._engine import Engine, RunReport, to_python
 from ._errors import BadInputError, EngineError, SetupError
 from ._evidence import canonical_json, digest, run_evidence
+from ._fonts import stand_in_font_files
 from ._platform import ServicesError, services_setting
 from ._registry import Registry, default_registry, load_registry
 from ._runner import OUTCOMES, RunRequest, execute, run_in_subprocess
 from ._settings import SETTINGS, EngineSettings
 from ._stubs import stub_files, write_stubs
-
-ENGINE_NAME = "grader-urhox-headless"
-ENGINE_VERSION = "0.1.0"
-API_VERSION = "1"
+from ._version import API_VERSION, ENGINE_NAME, ENGINE_VERSION, engine_build, tree_build
 
 __all__ = [
     "API_VERSION",
@@ -31,11 +29,15 @@ __all__ = [
     "canonical_json",
     "default_registry",
     "digest",
+    "engine_build",
     "execute",
     "load_registry",
     "run_evidence",
     "run_in_subprocess",
     "services_setting",
+    "stand_in_font_files",
     "stub_files",
+    "to_python",
+    "tree_build",
     "write_stubs",
 ]

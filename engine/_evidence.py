@@ -2,36 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
 from typing import Any
 
+from evidence import canonical_json, digest
 
-def _canonical(value: Any) -> Any:
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return value
-    if isinstance(value, dict):
-        return {str(k): _canonical(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_canonical(v) for v in value]
-    return value
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted keys, no whitespace, UTF-8 text, floats as Python's shortest round-trip repr (IEEE-exact)."""
-    return json.dumps(_canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
-
-
-def digest(value: Any) -> str:
-    """SHA-256 (hex) of the canonical JSON of `value`."""
-    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
-
+__all__ = ["canonical_json", "digest", "run_evidence"]
 
 EVIDENCE_FIELDS = ("outcome", "frames", "sim_seconds", "errors", "log", "missing_api", "exit_requested",
                    "requirements", "platform")

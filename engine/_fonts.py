@@ -141,3 +141,8 @@ def missing_system_fonts() -> list[str]:
     """Stand-in font files that are not installed, as 'package: path'."""
     fonts = {*STOCK_FONTS.values(), FALLBACK}
     return sorted(f"{f.package}: {f.path}" for f in fonts if not f.path.is_file())
+
+
+def stand_in_font_files() -> list[Path]:
+    """Every system font file the engine measures text with (what an image running the engine must carry)."""
+    return sorted({f.path for f in [*STOCK_FONTS.values(), FALLBACK, WIDE_FALLBACK]})

@@ -153,7 +153,9 @@ def _parse_signature(text: str, where: str) -> tuple[str, Signature]:
 
 def _split_params(raw: str) -> list[str]:
     """Split on commas outside brackets (types like fun(a: x, b: y) contain commas)."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for ch in raw:
         if ch in "([<{":
             depth += 1

@@ -1,9 +1,10 @@
-"""Agent drivers: how an attempt fills its workspace.  One registry record per driver.
+"""Agent drivers: how an attempt fills its workspace.  One registry record per driver, and nothing outside this
+module asks a driver's name.
 
-Built in: `oracle` (copies the task's solutions/oracle), `nop` (leaves the workspace as given),
-`replay:DIR` (copies DIR).  With `--sandbox docker` they run inside the agent container (grader/sandbox): the
-one folder a driver copies (`staging_source`) is staged read-only, never the battery.  `command:AGENT.toml`
-runs a real agent's command in its own image (grader/sandbox/agent.py): only in the docker sandbox.
+A record says what argument the driver takes (`replay:DIR`), where it may run (`host`: on this machine with
+`--sandbox none`, or in the agent container; `container`: only in the container), and the one folder it copies
+over the workspace (`stage`), which a container mounts read-only — never the battery.  `command:AGENT.toml` runs
+a real agent's command in its own image (grader/sandbox/agent.py).
 """
 
 from __future__ import annotations
@@ -20,14 +21,8 @@ class DriverError(ValueError):
     """An unknown driver name or a driver that cannot run; the message lists what exists."""
 
 
-@dataclass(frozen=True)
-class Driver:
-    name: str
-    help: str
-    fill: Callable[[Task, Path, str], None]
-
-
-def _copy_tree(src: Path, dst: Path) -> None:
+def copy_tree(src: Path, dst: Path) -> None:
+    """Copy src's entries into dst (links kept as links, never followed)."""
     for item in sorted(src.iterdir()):
         target = dst / item.name
         if item.is_symlink():
@@ -38,68 +33,67 @@ def _copy_tree(src: Path, dst: Path) -> None:
             shutil.copy2(item, target)
 
 
-def _oracle(task: Task, workspace: Path, _arg: str) -> None:
+def _oracle(task: Task, _arg: str) -> Path:
     if not task.paths.oracle.is_dir():
         raise DriverError(f"{task.paths.oracle}: the task has no oracle solution")
-    _copy_tree(task.paths.oracle, workspace)
+    return task.paths.oracle
 
 
-def _nop(task: Task, workspace: Path, _arg: str) -> None:
+def _replay(_task: Task, arg: str) -> Path:
+    if not Path(arg).is_dir():
+        raise DriverError(f"replay:{arg}: not a folder")
+    return Path(arg)
+
+
+def _nothing(_task: Task, _arg: str) -> None:
     return None
 
 
-def _command(task: Task, workspace: Path, arg: str) -> None:
-    raise DriverError(f"command:{arg}: a real agent runs only in a container: add --sandbox docker")
+@dataclass(frozen=True)
+class Driver:
+    name: str
+    help: str
+    stage: Callable[[Task, str], Path | None]   # the folder copied over the workspace, or None
+    argument: str | None = None                 # what follows `name:` (None: nothing may)
+    where: str = "host"                         # "host": also on this machine; "container": only in a container
+    own_image: bool = False                     # runs its agent's command in the agent's image (argument: its file)
 
-
-def _replay(task: Task, workspace: Path, arg: str) -> None:
-    src = Path(arg)
-    if not src.is_dir():
-        raise DriverError(f"replay:{arg}: not a folder")
-    _copy_tree(src, workspace)
+    def spec(self, arg: str) -> str:
+        return f"{self.name}:{arg}" if self.argument else self.name
 
 
 DRIVERS: dict[str, Driver] = {
     d.name: d
     for d in (
         Driver("oracle", "copy the task's solutions/oracle over the workspace", _oracle),
-        Driver("nop", "leave the workspace as given", _nop),
-        Driver("replay", "replay:DIR copies DIR over the workspace", _replay),
-        Driver("command", "command:AGENT.toml runs an agent's command in its image (--sandbox docker)", _command),
+        Driver("nop", "leave the workspace as given", _nothing),
+        Driver("replay", "replay:DIR copies DIR over the workspace", _replay, argument="DIR"),
+        Driver("command", "command:AGENT.toml runs an agent's command in its image (--sandbox docker)", _nothing,
+               argument="AGENT.toml", where="container", own_image=True),
     )
 }
 
 
 def resolve_driver(spec: str) -> tuple[Driver, str]:
     """'oracle', 'nop', 'replay:DIR' or 'command:AGENT.toml' -> (driver, argument)."""
-    name, _, arg = spec.partition(":")
+    name, sep, arg = spec.partition(":")
     driver = DRIVERS.get(name)
     if driver is None:
         raise DriverError(f"unknown agent driver {name!r} (known: {', '.join(sorted(DRIVERS))})")
-    if name == "replay" and not arg:
-        raise DriverError("the replay driver needs a folder: replay:DIR")
-    if name == "command" and not arg:
-        raise DriverError("the command driver needs an agent file: command:AGENT.toml (docs/sandbox.md)")
+    if driver.argument and not arg:
+        raise DriverError(f"the {name} driver needs an argument: {name}:{driver.argument}")
+    if not driver.argument and sep:
+        raise DriverError(f"the {name} driver takes no argument (got {spec!r})")
     return driver, arg
 
 
-def staging_source(task: Task, spec: str) -> Path | None:
-    """The one folder a built-in driver copies over the workspace (staged read-only in a sandbox), or None."""
-    driver, arg = resolve_driver(spec)
-    if driver.name == "oracle":
-        if not task.paths.oracle.is_dir():
-            raise DriverError(f"{task.paths.oracle}: the task has no oracle solution")
-        return task.paths.oracle
-    if driver.name == "replay":
-        if not Path(arg).is_dir():
-            raise DriverError(f"replay:{arg}: not a folder")
-        return Path(arg)
-    return None
-
-
 def prepare_workspace(task: Task, workspace: Path, spec: str) -> None:
-    """A fresh copy of the task's workspace/, then the driver's work on top."""
+    """On this machine: a fresh copy of the task's workspace/, then the driver's folder on top."""
     driver, arg = resolve_driver(spec)
+    if driver.where != "host":
+        raise DriverError(f"{spec}: a real agent runs only in a container: add --sandbox docker")
+    stage = driver.stage(task, arg)
     workspace.mkdir(parents=True, exist_ok=False)
-    _copy_tree(task.paths.workspace, workspace)
-    driver.fill(task, workspace, arg)
+    copy_tree(task.paths.workspace, workspace)
+    if stage is not None:
+        copy_tree(stage, workspace)

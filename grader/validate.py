@@ -8,6 +8,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evidence import L2Result, digest
+
 from .drivers import prepare_workspace
 from .levels import run_l2
 from .tasks import Task, TaskError
@@ -51,18 +53,16 @@ def _expectations(task: Task) -> dict[str, set[str]]:
     return out
 
 
-def _l2_digest(task: Task, deliverable: Path) -> tuple[dict, str]:
-    from engine import digest
-
-    result = run_l2(task, deliverable).as_dict()
-    return result, digest(result)
+def _l2_digest(task: Task, deliverable: Path) -> tuple[L2Result, str]:
+    result = run_l2(task, deliverable)
+    return result, digest(result.to_json())
 
 
 def validate_task(task: Task, repeats: int = 2) -> TaskValidation:
     expectations = _expectations(task)
     checks: list[SolutionCheck] = []
     with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
-        cases = [("oracle", "oracle", None), ("nop", "nop", None)]
+        cases: list[tuple[str, str, set[str] | None]] = [("oracle", "oracle", None), ("nop", "nop", None)]
         cases += [(p.name, f"replay:{p}", expectations[p.name]) for p in task.paths.wrong_solutions()]
         for label, spec, must_fail in cases:
             workspace = Path(tmp) / label
@@ -73,12 +73,12 @@ def validate_task(task: Task, repeats: int = 2) -> TaskValidation:
             result = runs[0][0]
             if len(set(check.digests)) != 1:
                 check.problems.append("runs gave different evidence digests")
-            failed = {r["id"] for r in result["requirements"] if not r["passed"]}
+            failed = {r.id for r in result.requirements if not r.passed}
             if label == "oracle":
-                if failed or not result["passed"]:
-                    check.problems.append(f"oracle fails {sorted(failed)} (outcome {result['outcome']})")
+                if failed or not result.passed:
+                    check.problems.append(f"oracle fails {sorted(failed)} (outcome {result.outcome})")
             elif label == "nop":
-                if result["passed"]:
+                if result.passed:
                     check.problems.append("the untouched workspace passes L2")
             else:
                 assert must_fail is not None

@@ -2,8 +2,17 @@
 fact enters a hash chain, deliverables are stored once by content hash, and corrections are new rows."""
 
 from ._archive import ArchiveError, pack_directory, unpack_archive
-from ._editions import SuiteFacts, check_edition_pins, create_edition, list_editions
-from ._models import FACT_TABLES, Base, Outcome
+from ._editions import (
+    Pins,
+    SuiteFacts,
+    check_edition_pins,
+    check_profile,
+    create_edition,
+    find_edition,
+    latest_edition,
+    list_editions,
+)
+from ._models import FACT_TABLES, Base
 from ._reads import (
     AttemptView,
     CorrectionView,
@@ -13,18 +22,17 @@ from ._reads import (
     attempts,
     dataset_tasks,
     get_edition,
+    result,
     tasks_of,
 )
 from ._records import (
     ModelFacts,
     TaskFacts,
     append_task_facts,
-    check_profile_pin,
     correct_result,
     load_artifact,
     record_attempt,
     record_infra_attempt,
-    result_history,
 )
 from ._store import Ledger, LedgerError, default_database_url, result_hash_of, upgrade
 
@@ -38,7 +46,7 @@ __all__ = [
     "Ledger",
     "LedgerError",
     "ModelFacts",
-    "Outcome",
+    "Pins",
     "ResultView",
     "SuiteFacts",
     "TaskFacts",
@@ -46,19 +54,21 @@ __all__ = [
     "append_task_facts",
     "attempts",
     "check_edition_pins",
-    "check_profile_pin",
+    "check_profile",
     "correct_result",
     "create_edition",
     "dataset_tasks",
     "default_database_url",
+    "find_edition",
     "get_edition",
+    "latest_edition",
     "list_editions",
     "load_artifact",
     "pack_directory",
     "record_attempt",
     "record_infra_attempt",
+    "result",
     "result_hash_of",
-    "result_history",
     "tasks_of",
     "unpack_archive",
     "upgrade",

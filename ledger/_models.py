@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
@@ -21,7 +20,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-SCHEMA_VERSION = 3
+from evidence import AttemptOutcome
+
+SCHEMA_VERSION = 4
 # Columns added after a table's first audited rows: left out of the row hash while NULL, so that rows audited
 # before the column existed verify unchanged (ledger/_store.py row_dict).
 ADDED_LATER = {"audit_omit_null": True}
@@ -29,15 +30,6 @@ ADDED_LATER = {"audit_omit_null": True}
 
 class Base(DeclarativeBase):
     pass
-
-
-class Outcome(StrEnum):
-    COMPLETED = "completed"
-    AGENT_ERROR = "agent_error"
-    AGENT_TIMEOUT = "agent_timeout"
-    INFRA_TIMEOUT = "infra_timeout"
-    INFRA_ERROR = "infra_error"
-    HUNG = "hung"
 
 
 class Edition(Base):
@@ -50,6 +42,10 @@ class Edition(Base):
     profile_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     root_seed: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+    # schema 4 (migration 0004): `engine_version` holds the engine's build digest; these pin the grader's build and
+    # the installation's settings (grader/_settings.py installation_settings_hash)
+    grader_build: Mapped[str | None] = mapped_column(String(64), nullable=True, info=ADDED_LATER)
+    settings_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, info=ADDED_LATER)
 
 
 class SuiteRow(Base):
@@ -124,7 +120,7 @@ class AttemptRow(Base):
     battery_hash: Mapped[str] = mapped_column(ForeignKey("batteries.battery_hash"))
     repetition: Mapped[int] = mapped_column(Integer)
     driver: Mapped[str] = mapped_column(String(256))
-    outcome: Mapped[Outcome] = mapped_column(Enum(Outcome, name="attempt_outcome",
+    outcome: Mapped[AttemptOutcome] = mapped_column(Enum(AttemptOutcome, name="attempt_outcome",
                                                   values_callable=lambda e: [m.value for m in e]))
     timings: Mapped[dict[str, float]] = mapped_column(JSON)
     tokens_in: Mapped[int | None] = mapped_column(Integer, nullable=True)
@@ -180,7 +176,7 @@ class WorkItem(Base):
 
     __tablename__ = "work_queue"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    payload: Mapped[dict] = mapped_column(JSON)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     state: Mapped[str] = mapped_column(String(16))
     lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
     lease_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)

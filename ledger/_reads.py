@@ -13,6 +13,8 @@ from typing import Any
 
 from sqlalchemy import select
 
+from evidence import AttemptOutcome, Verdict
+
 from ._models import (
     AttemptRow,
     BatteryRow,
@@ -20,7 +22,6 @@ from ._models import (
     DatasetTaskRow,
     Edition,
     ModelRow,
-    Outcome,
     ResultRow,
     SuiteRow,
     TaskRow,
@@ -33,7 +34,9 @@ from ._store import Ledger, LedgerError
 class EditionView:
     id: int
     name: str
-    engine_version: str
+    engine_build: str                # the engine's build digest (a hand-typed version in editions before schema 4)
+    grader_build: str | None
+    settings_hash: str | None
     dataset_version: str
     dataset_hash: str
     profile_hash: str | None
@@ -67,7 +70,7 @@ class CorrectionView:
 @dataclass(frozen=True)
 class ResultView:
     result_hash: str
-    verdict: str                     # the verdict as recorded (canonical JSON text)
+    verdict: Verdict                 # the recorded verdict, read with the evidence model (any schema)
     evidence_digest: str
     passed: bool
     first_failed_level: str | None
@@ -92,7 +95,7 @@ class AttemptView:
     battery_hash: str
     repetition: int
     driver: str
-    outcome: Outcome
+    outcome: AttemptOutcome
     timings: dict[str, float]
     tokens_in: int | None
     tokens_out: int | None
@@ -105,8 +108,8 @@ class AttemptView:
 
 
 def _edition_view(row: Edition) -> EditionView:
-    return EditionView(row.id, row.name, row.engine_version, row.dataset_version, row.dataset_hash,
-                       row.profile_hash, row.root_seed, row.created_at)
+    return EditionView(row.id, row.name, row.engine_version, row.grader_build, row.settings_hash,
+                       row.dataset_version, row.dataset_hash, row.profile_hash, row.root_seed, row.created_at)
 
 
 def get_edition(ledger: Ledger, edition_id: int) -> EditionView:
@@ -156,7 +159,8 @@ def tasks_of(ledger: Ledger, pairs: Iterable[tuple[str, str]]) -> dict[str, Task
                 select(BatteryRow).where(BatteryRow.battery_hash.in_(sorted(wanted[row.task_hash])))
                 .order_by(BatteryRow.created_at, BatteryRow.battery_hash)).scalars().all()
             with_manifest = [b for b in batteries if b.requirements is not None]
-            out[row.task_hash] = _task_view(row, hidden, (with_manifest or batteries or [None])[-1])
+            chosen = with_manifest or list(batteries)
+            out[row.task_hash] = _task_view(row, hidden, chosen[-1] if chosen else None)
         return out
 
 
@@ -180,10 +184,15 @@ def _attempt_view(attempt: AttemptRow, model: ModelRow | None, result: ResultVie
     return AttemptView(
         id=attempt.id, edition_id=attempt.edition_id, model=_model_facts(model), task_hash=attempt.task_hash,
         battery_hash=attempt.battery_hash, repetition=attempt.repetition, driver=attempt.driver,
-        outcome=Outcome(attempt.outcome), timings=dict(attempt.timings or {}), tokens_in=attempt.tokens_in,
+        outcome=AttemptOutcome(attempt.outcome), timings=dict(attempt.timings or {}), tokens_in=attempt.tokens_in,
         tokens_out=attempt.tokens_out, cost_usd=attempt.cost_usd, tool_calls=attempt.tool_calls,
         profile_hash=attempt.profile_hash, artifact_hash=attempt.artifact_hash, created_at=attempt.created_at,
         result=result)
+
+
+def _result_view(result: ResultRow, corrections: Iterable[CorrectionView]) -> ResultView:
+    return ResultView(result.result_hash, Verdict.from_json(result.verdict), result.evidence_digest, result.passed,
+                      result.first_failed_level, result.engine_version, tuple(corrections))
 
 
 def attempts(ledger: Ledger, edition_id: int | None = None) -> list[AttemptView]:
@@ -198,12 +207,20 @@ def attempts(ledger: Ledger, edition_id: int | None = None) -> list[AttemptView]
     with ledger.session() as session:
         rows = session.execute(query).all()
         corrections = _corrections(session, edition_id)
-    out = []
-    for attempt, model, result in rows:
-        view = None
-        if result is not None:
-            view = ResultView(result.result_hash, result.verdict, result.evidence_digest, result.passed,
-                              result.first_failed_level, result.engine_version,
-                              tuple(corrections.get(result.result_hash, ())))
-        out.append(_attempt_view(attempt, model, view))
-    return out
+    return [_attempt_view(attempt, model, None if result is None else
+                          _result_view(result, corrections.get(result.result_hash, ())))
+            for attempt, model, result in rows]
+
+
+def result(ledger: Ledger, prefix: str) -> AttemptView:
+    """One result (by its hash or an unambiguous prefix of at least 6 hex digits) with its attempt and every
+    correction: `view.result` is never None."""
+    found = ledger.find_result(prefix)
+    with ledger.session() as session:
+        attempt, model = session.execute(
+            select(AttemptRow, ModelRow).outerjoin(ModelRow, ModelRow.id == AttemptRow.model_id)
+            .where(AttemptRow.id == found.attempt_id)).one()
+        corrections = [CorrectionView(c.id, c.passed, c.reason, c.author, c.created_at, c.requirements)
+                       for c in session.execute(select(CorrectionRow).where(
+                           CorrectionRow.result_hash == found.result_hash).order_by(CorrectionRow.id)).scalars()]
+    return _attempt_view(attempt, model, _result_view(found, corrections))

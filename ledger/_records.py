@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 import zlib
 from dataclasses import dataclass
@@ -11,15 +10,17 @@ from typing import Any
 
 from sqlalchemy import select
 
+from evidence import AttemptOutcome, Verdict
+
 from ._archive import pack_directory
 from ._models import (
     ArtifactRow,
     AttemptRow,
     BatteryRow,
     CorrectionRow,
+    DatasetTaskRow,
     Edition,
     ModelRow,
-    Outcome,
     ResultRow,
     TaskRow,
 )
@@ -57,21 +58,30 @@ def store_artifact(ledger: Ledger, session: Any, deliverable: Path) -> str:
     return digest
 
 
-def _check_profile_pin(session: Any, edition_id: int, profile_hash: str | None) -> None:
+def _check_pins(session: Any, edition_id: int, facts: TaskFacts, profile_hash: str | None,
+                verdict: Verdict | None) -> None:
+    """In the recording transaction: the edition pins this profile, this task and battery (when it records its
+    dataset), and the verdict's engine and grader builds.  The grader checks every pin before any work
+    (check_edition_pins); this keeps a ledger from holding a mismatch whatever the caller does."""
     edition = session.get(Edition, edition_id)
     if edition is None:
         raise LedgerError(f"no edition {edition_id} in the ledger")
+    label = f"edition {edition.name!r} (id {edition_id})"
     if edition.profile_hash is not None and edition.profile_hash != profile_hash:
         ran = (f"the attempt's profile is {profile_hash}" if profile_hash
                else "the attempt has no sandbox profile (--sandbox none)")
-        raise LedgerError(f"edition {edition.name!r} (id {edition_id}) pins sandbox profile {edition.profile_hash};"
-                          f" {ran}: refused")
-
-
-def check_profile_pin(ledger: Ledger, edition_id: int, profile_hash: str | None) -> None:
-    """Refuse (LedgerError naming both hashes) a profile the edition does not pin; before running an attempt."""
-    with ledger.session() as session:
-        _check_profile_pin(session, edition_id, profile_hash)
+        raise LedgerError(f"{label} pins sandbox profile {edition.profile_hash}; {ran}: refused")
+    members = session.execute(select(DatasetTaskRow.task_hash, DatasetTaskRow.battery_hash).where(
+        DatasetTaskRow.dataset_hash == edition.dataset_hash)).all()
+    if members and (facts.task_hash, facts.battery_hash) not in {tuple(m) for m in members}:
+        raise LedgerError(f"{label}: {facts.task_id} (task {facts.task_hash[:12]}, battery "
+                          f"{facts.battery_hash[:12]}) is not in its dataset: refused")
+    if verdict is not None:
+        for what, pinned, here in (("engine build", edition.engine_version, verdict.engine.build),
+                                   ("grader build", edition.grader_build,
+                                    verdict.grader.build if verdict.grader else None)):
+            if pinned is not None and pinned != here:
+                raise LedgerError(f"{label} pins {what} {pinned}; the verdict's is {here}: refused")
 
 
 def append_task_facts(ledger: Ledger, session: Any, facts: TaskFacts) -> None:
@@ -98,16 +108,15 @@ def _append_facts(ledger: Ledger, session: Any, facts: TaskFacts, model: ModelFa
         row = ModelRow(provider=model.provider, name=model.name, version=model.version,
                        reasoning_mode=model.reasoning_mode, created_at=now())
         ledger.append(session, row)
-    return row.id
+    return int(row.id)
 
 
-INFRA_OUTCOMES = (Outcome.INFRA_ERROR, Outcome.INFRA_TIMEOUT, Outcome.HUNG)
 
 
 def record_infra_attempt(
     ledger: Ledger,
     facts: TaskFacts,
-    outcome: Outcome,
+    outcome: AttemptOutcome,
     timings: dict[str, float],
     driver: str,
     repetition: int = 0,
@@ -118,11 +127,12 @@ def record_infra_attempt(
     """Append an attempt the infrastructure failed (infra_error, infra_timeout, hung): no deliverable, no result.
     It is never counted or timed; it keeps the failure on the record, and a retry under the same repetition is
     a new attempt.  Returns the attempt id."""
-    if outcome not in INFRA_OUTCOMES:
-        raise LedgerError(f"{outcome}: not an infrastructure outcome ({', '.join(o.value for o in INFRA_OUTCOMES)})")
+    if outcome.counted:
+        uncounted = ", ".join(o.value for o in AttemptOutcome if not o.counted)
+        raise LedgerError(f"{outcome}: not an infrastructure outcome ({uncounted})")
     with ledger.appending() as session:
         if edition_id is not None:
-            _check_profile_pin(session, edition_id, profile_hash)
+            _check_pins(session, edition_id, facts, profile_hash, None)
         model_id = _append_facts(ledger, session, facts, model)
         attempt_id = uuid.uuid4().hex
         ledger.append(session, AttemptRow(
@@ -136,11 +146,11 @@ def record_infra_attempt(
 def record_attempt(
     ledger: Ledger,
     facts: TaskFacts,
-    verdict: dict[str, Any],
+    verdict: Verdict,
     timings: dict[str, float],
     deliverable: Path | None,
     driver: str,
-    outcome: Outcome = Outcome.COMPLETED,
+    outcome: AttemptOutcome = AttemptOutcome.COMPLETED,
     repetition: int = 0,
     model: ModelFacts | None = None,
     edition_id: int | None = None,
@@ -152,11 +162,13 @@ def record_attempt(
     """Append task, battery, model and artifact facts as needed, the attempt and its result; return the
     result hash.  One transaction: a writer killed half-way leaves nothing behind.  An edition that pins a
     sandbox profile refuses an attempt recorded under another one, or under none."""
-    if verdict["task_hash"] != facts.task_hash or verdict["battery_hash"] != facts.battery_hash:
+    if not outcome.counted:
+        raise LedgerError(f"{outcome}: an attempt the infrastructure failed has no result (record_infra_attempt)")
+    if verdict.task_hash != facts.task_hash or verdict.battery_hash != facts.battery_hash:
         raise LedgerError("the verdict's task or battery hash does not match the task being recorded")
     with ledger.appending() as session:
         if edition_id is not None:
-            _check_profile_pin(session, edition_id, profile_hash)
+            _check_pins(session, edition_id, facts, profile_hash, verdict)
         model_id = _append_facts(ledger, session, facts, model)
         artifact = store_artifact(ledger, session, deliverable) if deliverable is not None else None
         attempt_id = uuid.uuid4().hex
@@ -166,13 +178,12 @@ def record_attempt(
             timings={k: round(v, 6) for k, v in sorted(timings.items())}, tokens_in=tokens[0],
             tokens_out=tokens[1], cost_usd=cost_usd, artifact_hash=artifact, created_at=now(),
             tool_calls=tool_calls, profile_hash=profile_hash))
-        rhash = result_hash_of(attempt_id, verdict["evidence_digest"], artifact)
+        rhash = result_hash_of(attempt_id, verdict.evidence_digest, artifact)
         ledger.append(session, ResultRow(
-            result_hash=rhash, attempt_id=attempt_id,
-            verdict=json.dumps(verdict, sort_keys=True, separators=(",", ":"), ensure_ascii=False),
-            evidence_digest=verdict["evidence_digest"], passed=bool(verdict["passed"]),
-            first_failed_level=verdict["first_failed_level"], engine_version=verdict["engine"]["version"],
-            created_at=now()))
+            result_hash=rhash, attempt_id=attempt_id, verdict=verdict.canonical(),
+            evidence_digest=verdict.evidence_digest, passed=verdict.passed,
+            first_failed_level=verdict.first_failed_level.value if verdict.first_failed_level else None,
+            engine_version=verdict.engine.build or verdict.engine.version, created_at=now()))
     return rhash
 
 
@@ -189,30 +200,6 @@ def correct_result(ledger: Ledger, prefix: str, passed: bool, reason: str, autho
                             requirements=dict(sorted(requirements.items())) if requirements else None)
         ledger.append(session, row)
         return row.id
-
-
-def result_history(ledger: Ledger, prefix: str) -> dict[str, Any]:
-    """The raw verdict, every correction in order, and the effective verdict (the latest correction wins)."""
-    result = ledger.find_result(prefix)
-    with ledger.session() as session:
-        corrections = session.execute(select(CorrectionRow).where(
-            CorrectionRow.result_hash == result.result_hash).order_by(CorrectionRow.id)).scalars().all()
-        attempt = session.get(AttemptRow, result.attempt_id)
-    effective = corrections[-1].passed if corrections else result.passed
-    return {
-        "result_hash": result.result_hash,
-        "attempt": {"id": attempt.id, "driver": attempt.driver, "outcome": attempt.outcome.value,
-                    "artifact_hash": attempt.artifact_hash, "timings": attempt.timings,
-                    "profile_hash": attempt.profile_hash, "tokens_in": attempt.tokens_in,
-                    "tokens_out": attempt.tokens_out, "cost_usd": attempt.cost_usd,
-                    "tool_calls": attempt.tool_calls},
-        "verdict": json.loads(result.verdict),
-        "raw_passed": result.passed,
-        "corrections": [{"id": c.id, "passed": c.passed, "reason": c.reason, "author": c.author,
-                         "created_at": c.created_at.isoformat(), "requirements": c.requirements}
-                        for c in corrections],
-        "effective_passed": effective,
-    }
 
 
 def load_artifact(ledger: Ledger, artifact_hash: str) -> bytes:

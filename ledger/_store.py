@@ -142,13 +142,26 @@ def _at_head(engine: Engine) -> bool:
 class Ledger:
     """One database.  Facts are appended with `append`; the database itself refuses UPDATE and DELETE."""
 
-    def __init__(self, url: str | None = None, auto_upgrade: bool = True) -> None:
+    def __init__(self, url: str | None = None, auto_upgrade: bool = True, create: bool = True) -> None:
+        """Open the ledger at `url`.  An empty database is brought to the newest schema when `create` (a command
+        that appends); with create=False (a command that only reads) a SQLite file that does not exist, or a
+        database with no ledger in it, is an error, never a new ledger."""
         self.url = url or default_database_url()
         self.engine = create_engine(self.url, future=True)
         if self.engine.dialect.name == "sqlite":
+            database = self.engine.url.database
+            if not create and (not database or database == ":memory:" or not Path(database).is_file()):
+                raise LedgerError(f"no ledger at {self.display_url}: the file does not exist")
             _sqlite_pragmas(self.engine)
+        if not create and not inspect(self.engine).has_table("alembic_version"):
+            raise LedgerError(f"no ledger at {self.display_url}: the database holds no grader ledger")
         if auto_upgrade and not _at_head(self.engine):
             upgrade(self.engine)
+
+    @property
+    def display_url(self) -> str:
+        """The URL with any password hidden: what commands print."""
+        return self.engine.url.render_as_string(hide_password=True)
 
     @property
     def dialect(self) -> str:

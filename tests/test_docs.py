@@ -23,3 +23,12 @@ def test_cli_reference_is_current() -> None:
 def test_readme_lists_every_engine_setting() -> None:
     readme = (ROOT / "README.md").read_text()
     assert [s.name for s in SETTINGS if f"`{s.name}`" not in readme] == []
+
+
+def test_the_versions_typed_by_hand_agree() -> None:
+    import tomllib
+
+    from grader._version import GRADER_VERSION
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["version"] == GRADER_VERSION

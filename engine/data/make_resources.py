@@ -631,10 +631,11 @@ def tree_files(checkout: Path) -> Iterator[SourceFile]:
                 name = _resource_name(path)
                 if name is None or is_script(name):
                     continue
-                data = full.read_bytes()
-                size: int | None = len(data)
-                if data.startswith(LFS_POINTER_PREFIX):
-                    size, data = _lfs_pointer_size(data), None
+                raw = full.read_bytes()
+                data: bytes | None = raw
+                size: int | None = len(raw)
+                if raw.startswith(LFS_POINTER_PREFIX):
+                    size, data = _lfs_pointer_size(raw), None
                 yield SourceFile(name, path, data, size)
 
 

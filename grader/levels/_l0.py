@@ -1,45 +1,18 @@
-"""L0: the deliverable exists, stays inside its folder, is within limits, and its Lua is valid UTF-8."""
+"""L0: the deliverable exists, stays inside its folder, is within the task's limits, and its Lua is valid UTF-8."""
 
 from __future__ import annotations
 
 import fnmatch
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from evidence import L0Check, L0Result
 from grader.tasks import Task
 
 
-@dataclass(frozen=True)
-class L0Limits:
-    max_files: int = 2000
-    max_file_bytes: int = 8 * 1024 * 1024
-    max_total_bytes: int = 64 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class L0Check:
-    name: str
-    passed: bool
-    detail: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "passed": self.passed, "detail": self.detail}
-
-
-@dataclass(frozen=True)
-class L0Result:
-    passed: bool
-    checks: tuple[L0Check, ...] = field(default=())
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "checks": [c.as_dict() for c in self.checks]}
-
-
-def _walk(root: Path) -> tuple[list[Path], list[str], list[str], list[str], list[str]]:
-    """Regular files, and the problems found: links out, special files, hard links, absolute links."""
+def _walk(root: Path) -> tuple[list[Path], list[str], list[str], list[str]]:
+    """Regular files, and the problems found: links out, special files, hard links."""
     files: list[Path] = []
     links_out: list[str] = []
     special: list[str] = []
@@ -65,18 +38,18 @@ def _walk(root: Path) -> tuple[list[Path], list[str], list[str], list[str], list
             if info.st_nlink > 1:
                 hard.append(rel)
             files.append(path)
-    return files, links_out, special, hard, []
+    return files, links_out, special, hard
 
 
-def check_deliverable(task: Task, root: Path, limits: L0Limits | None = None) -> L0Result:
+def check_deliverable(task: Task, root: Path) -> L0Result:
     """Every L0 check, named, in a fixed order; all run even when one fails."""
-    limits = limits or L0Limits()
+    limits = task.limits
     checks: list[L0Check] = []
     if not root.is_dir() or root.is_symlink():
         checks.append(L0Check("deliverable_is_folder", False, "the deliverable is not a folder"))
         return L0Result(False, tuple(checks))
     checks.append(L0Check("deliverable_is_folder", True))
-    files, links_out, special, hard, _ = _walk(root)
+    files, links_out, special, hard = _walk(root)
     checks.append(L0Check("no_links_out", not links_out, "; ".join(links_out[:10])))
     checks.append(L0Check("no_special_files", not special, "; ".join(special[:10])))
     checks.append(L0Check("no_hard_links", not hard, "; ".join(hard[:10])))

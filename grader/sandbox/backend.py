@@ -15,27 +15,34 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import tempfile
-import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evidence import AttemptOutcome
+from grader._containers import (
+    LABEL,
+    ContainerError,
+    ImageError,
+    client,
+    signals_deferred,
+    terminate_as_interrupt,
+)
+
 from .gateway import Gateway, GatewayError, GatewayReport, open_gateway, remove_attempt_networks
-from .image import AGENT_UID, AGENT_USER, REPOSITORY, ImageError, base_image
+from .image import AGENT_UID, AGENT_USER, REPOSITORY, base_image
 from .usage import USAGE_DIR, USAGE_FILE, Usage, read_usage
 
-LABEL = "grader.sandbox"
 LABEL_ATTEMPT = "grader.attempt"
 PROFILE_VERSION = 2
 
 
-class SandboxError(RuntimeError):
-    """Docker is unavailable or refused: the attempt is an infra_error."""
+class SandboxError(ContainerError):
+    """The agent's container could not be run: the attempt is an infra_error."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +86,7 @@ class Profile:
 
 @dataclass
 class SandboxResult:
-    outcome: str                   # completed | agent_error | agent_timeout | infra_error | infra_timeout | hung
+    outcome: AttemptOutcome
     exit_code: int | None
     oom_killed: bool
     timed_out: bool
@@ -98,17 +105,6 @@ class SandboxResult:
         return {k: v for k, v in asdict(self).items() if k not in ("logs", "profile")}
 
 
-def client() -> Any:
-    import docker
-
-    try:
-        c = docker.from_env()
-        c.ping()
-    except docker.errors.DockerException as exc:
-        raise SandboxError(f"Docker is not available: {exc}") from exc
-    return c
-
-
 def default_profile(docker_client: Any, limits: Limits | None = None, gateway: Gateway | None = None,
                     image: str | None = None) -> Profile:
     """The base image (or `image`, pinned by its id) with these limits, and the gateway when one is given."""
@@ -122,43 +118,6 @@ def pin_image(docker_client: Any, ref: str) -> str:
     if ref.startswith(f"{REPOSITORY}:"):
         return ref
     return docker_client.images.get(ref).id
-
-
-# --- signal safety -------------------------------------------------------------------------------------------
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP during an attempt: unwinds like Ctrl-C so that `finally` removes the container."""
-
-
-@contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def raise_(signum: int, _frame: Any) -> None:
-        raise _Terminated(f"signal {signum}")
-
-    old = {s: signal.signal(s, raise_) for s in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-
-
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Cleanup is not interrupted: SIGINT/SIGTERM/SIGHUP are blocked and delivered after it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    sigs = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def remove_attempt_containers(docker_client: Any, attempt_id: str) -> int:
@@ -222,15 +181,15 @@ def _mounts(staging: Path, workspace: Path, prompt: Path | None, stage: Path | N
 
 
 def _classify(exit_code: int | None, oom: bool, timed_out: bool, hung: bool, time_limit: float,
-              gateway: GatewayReport | None) -> tuple[str, str]:
+              gateway: GatewayReport | None) -> tuple[AttemptOutcome, str]:
     if hung:
-        return "hung", "the container did not stop when killed"
+        return AttemptOutcome.HUNG, "the container did not stop when killed"
     if timed_out:
-        outcome, detail = "agent_timeout", f"killed at the time limit ({time_limit:g} s)"
+        outcome, detail = AttemptOutcome.AGENT_TIMEOUT, f"killed at the time limit ({time_limit:g} s)"
     elif exit_code == 0:
-        return "completed", ""
+        return AttemptOutcome.COMPLETED, ""
     else:
-        outcome, detail = "agent_error", "killed: out of memory" if oom else f"exit status {exit_code}"
+        outcome, detail = AttemptOutcome.AGENT_ERROR, "killed: out of memory" if oom else f"exit status {exit_code}"
     infra = gateway.infra_outcome() if gateway else None
     if gateway and infra:  # the agent failed while its gateway was failing: not the agent's doing
         return infra, f"{gateway.detail()}; the agent: {detail}"
@@ -252,7 +211,7 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
     env_names = sorted(environment or {})
 
     def infra(detail: str, image_id: str | None = None) -> SandboxResult:
-        return SandboxResult("infra_error", None, False, False, time.monotonic() - start, detail, "",
+        return SandboxResult(AttemptOutcome.INFRA_ERROR, None, False, False, time.monotonic() - start, detail, "",
                              profile_dict, profile_hash, image_id, attempt_id, environment=env_names)
 
     try:
@@ -279,7 +238,7 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
     try:
         volumes = _mounts(staging, workspace, prompt, stage)
         _open_to_agent(workspace)
-        with _terminate_as_interrupt():
+        with terminate_as_interrupt():
             network = profile.network
             gateway_run = None
             try:
@@ -326,7 +285,7 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
             if not hung:
                 usage = read_usage(staging / "usage")
     finally:
-        with _signals_deferred():
+        with signals_deferred():
             with contextlib.suppress(Exception):
                 remove_attempt_containers(docker_client, attempt_id)
             with contextlib.suppress(Exception):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.drivers import DriverError, _copy_tree, resolve_driver, staging_source
+from grader.drivers import DriverError, copy_tree, resolve_driver
 from grader.tasks import Task
 
 from .agent import AgentConfig, AgentConfigError, ModelInfo, check_env_names, load_agent_config, passed_environment
@@ -49,7 +49,7 @@ def agent_setup(spec: str, docker_client: Any, *, gateway: Gateway | None = None
     driver, arg = resolve_driver(spec)
     try:
         names = check_env_names(list(pass_env), "--pass-env")
-        config = load_agent_config(Path(arg)) if driver.name == "command" else None
+        config = load_agent_config(Path(arg)) if driver.own_image else None
         if config is not None:
             names = tuple(sorted({*names, *config.pass_env}))
         secrets = passed_environment(names)
@@ -68,10 +68,10 @@ def run_driver(task: Task, workspace: Path, spec: str | AgentSetup, *, profile: 
     """A fresh copy of the task's workspace/ in `workspace`, the driver run in a container over it (`command`
     replaces the driver's own command but keeps its mounts: the tests search the filesystem with it)."""
     setup = spec if isinstance(spec, AgentSetup) else None
-    name = setup.spec if setup else str(spec)
-    stage = staging_source(task, name)
+    driver, arg = resolve_driver(setup.spec if setup else str(spec))
+    stage = driver.stage(task, arg)
     workspace.mkdir(parents=True, exist_ok=False)
-    _copy_tree(task.paths.workspace, workspace)
+    copy_tree(task.paths.workspace, workspace)
     own = list(setup.command) if setup and setup.command else (COPY_STAGE if stage else NOTHING)
     return run_in_sandbox(workspace, command or own, prompt=task.paths.prompt, stage=stage,
                           time_limit=time_limit if time_limit is not None else task.limits.agent_seconds,

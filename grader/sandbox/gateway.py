@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evidence import AttemptOutcome
+
 from .image import AGENT_UID
 
 ALIAS = "grader-gateway"
@@ -181,12 +183,12 @@ class GatewayReport:
     timeouts: list[str] = field(default_factory=list)
     proxy_stopped: bool = False
 
-    def infra_outcome(self) -> str | None:
+    def infra_outcome(self) -> AttemptOutcome | None:
         """Only what the upstream did counts: a proxy that stopped (the agent can exhaust its pids or memory) is
         reported, never an excuse."""
         if self.timeouts:
-            return "infra_timeout"
-        return "infra_error" if self.errors else None
+            return AttemptOutcome.INFRA_TIMEOUT
+        return AttemptOutcome.INFRA_ERROR if self.errors else None
 
     def detail(self) -> str:
         if self.timeouts:

@@ -17,6 +17,8 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
+from grader._containers import ImageError, has_image
+
 BUSYBOX = Path("/bin/busybox")
 AGENT_UID = 10001
 AGENT_USER = "agent"
@@ -25,10 +27,6 @@ PASSWD = f"root:x:0:0:root:/root:/bin/sh\n{AGENT_USER}:x:{AGENT_UID}:{AGENT_UID}
 GROUP = f"root:x:0:\n{AGENT_USER}:x:{AGENT_UID}:\n"
 DIRS = {"bin": 0o755, "etc": 0o755, "workspace": 0o755, "task": 0o755, "stage": 0o755, "usage": 0o755, "tmp": 0o1777,
         "home": 0o755, f"home/{AGENT_USER}": 0o755, "proc": 0o755, "sys": 0o755, "dev": 0o755, "root": 0o700}
-
-
-class ImageError(RuntimeError):
-    """The base image cannot be built (no static busybox, Docker refused the import)."""
 
 
 def _applets(busybox: Path) -> list[str]:
@@ -56,8 +54,8 @@ def rootfs_tar(busybox: Path = BUSYBOX) -> bytes:
     for applet in _applets(busybox):
         entries.append((info(f"bin/{applet}", tarfile.SYMTYPE, 0o777, link="busybox"), None))
     for name, text in (("etc/passwd", PASSWD), ("etc/group", GROUP)):
-        data = text.encode()
-        entries.append((info(name, tarfile.REGTYPE, 0o644, len(data)), data))
+        encoded = text.encode()
+        entries.append((info(name, tarfile.REGTYPE, 0o644, len(encoded)), encoded))
     entries.sort(key=lambda e: e[0].name)
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tar:
         for ti, data in entries:
@@ -72,11 +70,8 @@ def base_image(client: Any, busybox: Path = BUSYBOX) -> str:
     data = rootfs_tar(busybox)
     tag = hashlib.sha256(data).hexdigest()[:32]
     ref = f"{REPOSITORY}:{tag}"
-    try:
-        client.images.get(ref)
+    if has_image(client, ref):
         return ref
-    except docker.errors.ImageNotFound:
-        pass
     try:
         client.api.import_image_from_data(data, repository=REPOSITORY, tag=tag,
                                           changes=[f"USER {AGENT_UID}:{AGENT_UID}", "WORKDIR /workspace",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -13,7 +13,7 @@ import scipy
 from grader.stats._analysis import analyse
 from grader.stats._board import Board, build_board, build_requirement_board
 from grader.stats._bootstrap import ALGORITHM_VERSION, BLOCK, DEFAULT_REPLICATES
-from grader.stats._records import AttemptRecord, TaskInfo, is_counted
+from grader.stats._records import AttemptRecord, Requirement, TaskInfo, is_counted
 
 
 class Price(NamedTuple):
@@ -141,21 +141,29 @@ def edition_boards(attempts: Iterable[AttemptRecord], tasks: Sequence[TaskInfo],
         slices[f"difficulty:{tier}"] = [t for t in public if t.difficulty == tier]
     if heldout:
         slices["heldout"] = heldout
-    options = {"prices": prices, "replicates": replicates, "confidence": confidence}
-    boards = {key: board_dict(build_board(key, attempts, chosen, models), attempts, root_seed,
-                              with_pairwise=(key == "overall"), **options)
+    def analysed(board: Board, *, attempt_level: bool) -> dict[str, Any]:
+        return board_dict(board, attempts, root_seed, prices=prices, replicates=replicates, confidence=confidence,
+                          with_time_and_cost=attempt_level, with_pairwise=attempt_level and board.key == "overall")
+
+    boards = {key: analysed(build_board(key, attempts, chosen, models), attempt_level=True)
               for key, chosen in slices.items() if chosen}
+
+    def has_tag(tag: str) -> Callable[[Requirement], bool]:
+        return lambda r: tag in r.capabilities
+
+    def in_layer(layer: str) -> Callable[[Requirement], bool]:
+        return lambda r: r.layer == layer
 
     resolution: dict[str, Any] = {}
     tags = sorted({tag for t in public for r in t.requirements for tag in r.capabilities})
     layers = sorted({r.layer for t in public for r in t.requirements})
     for tag in tags:
         key = f"capability:{tag}"
-        board = build_requirement_board(key, attempts, public, lambda r, tag=tag: tag in r.capabilities, models)
-        resolution[key] = board_dict(board, attempts, root_seed, with_time_and_cost=False, **options)
+        resolution[key] = analysed(build_requirement_board(key, attempts, public, has_tag(tag), models),
+                                   attempt_level=False)
     for layer in layers:
         key = f"layer:{layer}"
-        board = build_requirement_board(key, attempts, public, lambda r, layer=layer: r.layer == layer, models)
-        resolution[key] = board_dict(board, attempts, root_seed, with_time_and_cost=False, **options)
+        resolution[key] = analysed(build_requirement_board(key, attempts, public, in_layer(layer), models),
+                                   attempt_level=False)
     return {"statistics": environment(root_seed, replicates, confidence), "boards": boards,
             "capability_resolution": resolution}

@@ -5,20 +5,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-# Attempts that say something about the model: they count towards n (and c when they pass).
-COUNTED_OUTCOMES = frozenset({"completed", "agent_error", "agent_timeout"})
-# Failures of our infrastructure (or a hang we cannot attribute): retried, never counted.
-UNCOUNTED_OUTCOMES = frozenset({"infra_error", "infra_timeout", "hung"})
+from evidence import AttemptOutcome
+
+# Attempts that say something about the model count towards n (and c when they pass); failures of our
+# infrastructure (or a hang we cannot attribute) are retried and never counted (evidence.AttemptOutcome).
+COUNTED_OUTCOMES = frozenset(o.value for o in AttemptOutcome if o.counted)
+UNCOUNTED_OUTCOMES = frozenset(o.value for o in AttemptOutcome if not o.counted)
 
 
-def is_counted(outcome: str) -> bool:
+def is_counted(outcome: str | AttemptOutcome) -> bool:
     """The counting rule; an unknown outcome is an error, never silently dropped."""
-    value = str(outcome.value if hasattr(outcome, "value") else outcome)
-    if value in COUNTED_OUTCOMES:
-        return True
-    if value in UNCOUNTED_OUTCOMES:
-        return False
-    raise ValueError(f"unknown attempt outcome {value!r}")
+    try:
+        return AttemptOutcome(outcome).counted
+    except ValueError:
+        raise ValueError(f"unknown attempt outcome {outcome!r}") from None
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,11 @@ from ._hash import (
     tree_digest,
 )
 from ._load import TaskError, find_task, load_suite, load_task, repository_suites
-from ._model import Difficulty, Layer, Limits, RequirementSpec, Screen, Suite, Task, TaskPaths, Visibility
+from ._model import Difficulty, Limits, RequirementSpec, Screen, Suite, Task, TaskPaths, Visibility
 
 __all__ = [
     "HASH_FORMAT",
     "Difficulty",
-    "Layer",
     "Limits",
     "RequirementSpec",
     "Screen",

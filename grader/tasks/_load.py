@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 import tomllib
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import ServicesError, services_setting
+from evidence import Layer
+from grader._settings import TASK_LIMITS
 
-from ._model import Difficulty, Layer, Limits, RequirementSpec, Screen, Suite, Task, TaskPaths, Visibility
+from ._model import Difficulty, Limits, RequirementSpec, Screen, Suite, Task, TaskPaths, Visibility
 
 REPO_BATTERIES = Path(__file__).resolve().parents[2] / "batteries"
 _TASK_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
@@ -17,7 +20,7 @@ _TAG = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 _SEMVER = re.compile(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?")
 
 TASK_KEYS = {"id", "title", "category", "difficulty", "capabilities", "entry", "required", "limits", "screen"}
-LIMIT_KEYS = {"agent_seconds", "l2_sim_seconds", "l2_wall_seconds", "memory_mb"}
+LIMIT_KEYS = set(TASK_LIMITS)   # the grader's task-scope settings (grader/_settings.py)
 SCREEN_KEYS = {"width", "height", "dpr"}
 SUITE_KEYS = {"name", "version", "visibility"}
 REQUIREMENT_KEYS = {"layer", "capabilities", "description"}
@@ -55,6 +58,19 @@ def _field(path: Path, table: dict[str, Any], key: str, kind: type | tuple[type,
     return value
 
 
+E = TypeVar("E", bound=StrEnum)
+
+
+def _choice(path: Path, table: dict[str, Any], key: str, kind: type[E], where: str = "") -> E:
+    raw = _field(path, table, key, str, where)
+    try:
+        return kind(raw)
+    except ValueError:
+        words = [m.value for m in kind]
+        allowed = ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+        raise TaskError(f"{path}: field {where}{key!r} must be {allowed}, got {raw!r}") from None
+
+
 def _positive(path: Path, table: dict[str, Any], key: str, default: float, where: str) -> float:
     if key not in table:
         return default
@@ -75,11 +91,7 @@ def load_requirements(path: Path) -> tuple[RequirementSpec, ...]:
         if not isinstance(table, dict):
             raise TaskError(f"{path}: [{rid}] must be a table")
         _unknown(path, table, REQUIREMENT_KEYS, where)
-        raw_layer = table.get("layer", Layer.COMPLETENESS.value)
-        try:
-            layer = Layer(raw_layer)
-        except ValueError:
-            raise TaskError(f"{path}: field {where}layer must be completeness or richness, got {raw_layer!r}") from None
+        layer = _choice(path, table, "layer", Layer, where) if "layer" in table else Layer.COMPLETENESS
         capabilities = _field(path, table, "capabilities", list, where)
         for cap in capabilities:
             if not isinstance(cap, str) or not _TAG.fullmatch(cap):
@@ -111,11 +123,7 @@ def load_task(root: Path, suite: str = "") -> Task:
     category = _field(path, data, "category", str)
     if not _TAG.fullmatch(category):
         raise TaskError(f"{path}: field 'category' must be a short lowercase name, got {category!r}")
-    raw_difficulty = _field(path, data, "difficulty", str)
-    try:
-        difficulty = Difficulty(raw_difficulty)
-    except ValueError:
-        raise TaskError(f"{path}: field 'difficulty' must be easy, medium or hard, got {raw_difficulty!r}") from None
+    difficulty = _choice(path, data, "difficulty", Difficulty)
     capabilities = _field(path, data, "capabilities", list)
     for cap in capabilities:
         if not isinstance(cap, str) or not _TAG.fullmatch(cap):
@@ -134,12 +142,14 @@ def load_task(root: Path, suite: str = "") -> Task:
         raise TaskError(f"{path}: field 'limits' must be a table")
     _unknown(path, limits_table, LIMIT_KEYS, "limits.")
     base = Limits()
-    limits = Limits(
-        agent_seconds=float(_positive(path, limits_table, "agent_seconds", base.agent_seconds, "limits.")),
-        l2_sim_seconds=float(_positive(path, limits_table, "l2_sim_seconds", base.l2_sim_seconds, "limits.")),
-        l2_wall_seconds=float(_positive(path, limits_table, "l2_wall_seconds", base.l2_wall_seconds, "limits.")),
-        memory_mb=int(_positive(path, limits_table, "memory_mb", base.memory_mb, "limits.")),
-    )
+    values = {}
+    for name in TASK_LIMITS:
+        value = _positive(path, limits_table, name, getattr(base, name), "limits.")
+        kind = type(getattr(base, name))
+        if kind is int and value != int(value):
+            raise TaskError(f"{path}: field limits.{name!r} must be a whole number")
+        values[name] = kind(value)
+    limits = Limits(**values)
     screen_table = data.get("screen", {})
     if not isinstance(screen_table, dict):
         raise TaskError(f"{path}: field 'screen' must be a table")
@@ -186,11 +196,7 @@ def load_suite(root: Path) -> Suite:
     version = _field(path, data, "version", str)
     if not _SEMVER.fullmatch(version):
         raise TaskError(f"{path}: field 'version' must be a semantic version like 1.2.3, got {version!r}")
-    raw_visibility = _field(path, data, "visibility", str)
-    try:
-        visibility = Visibility(raw_visibility)
-    except ValueError:
-        raise TaskError(f"{path}: field 'visibility' must be public or held-out, got {raw_visibility!r}") from None
+    visibility = _choice(path, data, "visibility", Visibility)
     tasks = tuple(load_task(p.parent, name) for p in sorted(root.glob("*/task.toml")))
     return Suite(name=name, version=version, visibility=visibility, root=root, tasks=tasks)
 

@@ -7,18 +7,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from evidence import Layer
+from grader._settings import TASK_LIMITS, default
+
 
 class Difficulty(StrEnum):
     EASY = "easy"
     MEDIUM = "medium"
     HARD = "hard"
-
-
-class Layer(StrEnum):
-    """What a requirement checks: what the prompt states, or what a careful implementation gets right unasked."""
-
-    COMPLETENESS = "completeness"
-    RICHNESS = "richness"
 
 
 class Visibility(StrEnum):
@@ -88,12 +84,25 @@ class TaskPaths:
         return sorted(p for p in self.solutions.iterdir() if p.is_dir() and p.name.startswith("wrong-"))
 
 
+def _default(name: str) -> Any:
+    return field(default_factory=lambda: default(name))
+
+
 @dataclass(frozen=True)
 class Limits:
-    agent_seconds: float = 1800.0
-    l2_sim_seconds: float = 60.0
-    l2_wall_seconds: float = 120.0
-    memory_mb: int = 512
+    """A task's limits: the grader's `task`-scope settings (grader/_settings.py), each overridable by the same
+    name in task.toml's [limits]."""
+
+    max_files: int = _default("max_files")
+    max_file_bytes: int = _default("max_file_bytes")
+    max_total_bytes: int = _default("max_total_bytes")
+    agent_seconds: float = _default("agent_seconds")
+    l2_sim_seconds: float = _default("l2_sim_seconds")
+    l2_wall_seconds: float = _default("l2_wall_seconds")
+    memory_mb: int = _default("memory_mb")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in TASK_LIMITS}
 
 
 @dataclass(frozen=True)

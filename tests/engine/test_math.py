@@ -15,8 +15,10 @@ from engine.testing import lua
 S = math.sqrt(0.5)
 
 
-def approx(values, abs_tol=1e-6):
-    return pytest.approx(values, abs=abs_tol)
+def approx(values, abs_tol=1e-6, rel_tol=1e-7):
+    # Angles become single-precision half angles before sin/cos, as in Urho3D (float32: ~7 significant digits),
+    # so results carry float32 round-off: 1e-7 relative on top of the absolute tolerance.
+    return pytest.approx(values, abs=abs_tol, rel=rel_tol)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -138,6 +140,19 @@ def test_angle_axis_and_rotation_to():
     assert rotated("Quaternion(Vector3(1, 0, 0), Vector3(0, 1, 0))", "Vector3(1, 0, 0)") == approx([0.0, 1.0, 0.0])
     # Opposite vectors: 180 degrees about UP x start.
     assert rotated("Quaternion(Vector3(1, 0, 0), Vector3(-1, 0, 0))", "Vector3(1, 0, 0)") == approx([-1.0, 0.0, 0.0])
+
+
+def test_half_angles_are_single_precision_as_in_urho3d():
+    # Urho3D computes angle * M_DEGTORAD_2 in float before cosf: a 180-degree turn has w = -4.37e-8, so its
+    # Euler angles and yaw read -180 (reference scenario quaternion_math), and a node yawed 180 agrees.
+    out = lua("""
+    local q = Quaternion(180, Vector3(0, 1, 0))
+    local n = Node(); n:Yaw(180)
+    return q.w, q:EulerAngles().y, q:YawAngle(), Quaternion(0, 180, 0):YawAngle(), n.rotation.w
+    """)
+    assert out[0] == pytest.approx(-4.371139e-08, rel=1e-6)
+    assert out[1:4] == pytest.approx([-180.0, -180.0, -180.0])
+    assert out[4] == pytest.approx(-4.371139e-08, rel=1e-6)
 
 
 def test_from_look_rotation():

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from evidence import AttemptOutcome, Verdict
 from grader.boards import build_snapshot, load_inputs
 from grader.cli import cli
 from grader.stats import Requirement, effective_requirements
@@ -17,13 +18,14 @@ from ledger import (
     Ledger,
     LedgerError,
     ModelFacts,
-    Outcome,
+    Pins,
     SuiteFacts,
     TaskFacts,
     create_edition,
     record_attempt,
     record_infra_attempt,
 )
+from tests import synthetic
 
 ALPHA, BETA = ModelFacts("acme", "alpha", "1"), ModelFacts("acme", "beta", "1")
 MANIFEST = ({"id": "R1", "layer": "completeness", "capabilities": ["input"], "description": ""},
@@ -41,11 +43,10 @@ def task(j: int) -> TaskFacts:
                      requirements=MANIFEST)
 
 
-def verdict(facts: TaskFacts, tag: str, outcomes: dict[str, bool]) -> dict[str, Any]:
-    passed = outcomes["R1"] and outcomes["R2"]
-    return {"task_hash": facts.task_hash, "battery_hash": facts.battery_hash, "evidence_digest": sha(tag),
-            "passed": passed, "first_failed_level": None if passed else "L2", "engine": {"version": "x"},
-            "levels": {"L2": {"requirements": [{**spec, "passed": outcomes[spec["id"]]} for spec in MANIFEST]}}}
+def verdict(facts: TaskFacts, tag: str, outcomes: dict[str, bool]) -> Verdict:
+    return synthetic.verdict(facts.task_hash, facts.battery_hash, tag, outcomes["R1"] and outcomes["R2"],
+                             requirements=[(r["id"], r["layer"], r["capabilities"], outcomes[r["id"]])
+                                           for r in MANIFEST], task_id=facts.task_id)
 
 
 def record(ledger: Ledger, j: int, model: ModelFacts, tag: str, edition_id: int | None = None,
@@ -134,9 +135,13 @@ def test_a_bad_named_requirement_is_refused(ledger: Ledger, args: list[str], mes
 
 # --- defect 3: an edition's board has exactly its dataset's tasks ----------------------------------------------
 
+def pins() -> Pins:
+    return Pins(synthetic.ENGINE.build or "", synthetic.GRADER.build, "0" * 64, sha("dataset"))
+
+
 def edition(ledger: Ledger, tasks: int = 3) -> int:
-    return create_edition(ledger, "nightly", SuiteFacts("public", "1.0.0", "public", sha("dataset")), "engine-1",
-                          7, tasks=[task(j) for j in range(tasks)])
+    return create_edition(ledger, "nightly", SuiteFacts("public", "1.0.0", "public", sha("dataset")),
+                          pins(), 7, tasks=[task(j) for j in range(tasks)])
 
 
 def test_a_task_nobody_attempted_stays_on_the_board(ledger: Ledger) -> None:
@@ -165,7 +170,7 @@ def test_without_an_edition_the_tasks_are_those_with_attempts(ledger: Ledger) ->
 
 def test_an_edition_records_its_dataset_once(ledger: Ledger) -> None:
     first = edition(ledger)
-    again = create_edition(ledger, "nightly-2", SuiteFacts("public", "1.0.0", "public", sha("dataset")), "engine-1",
+    again = create_edition(ledger, "nightly-2", SuiteFacts("public", "1.0.0", "public", sha("dataset")), pins(),
                            8, tasks=[task(j) for j in range(3)])
     assert first != again and ledger.verify()[0]
     with pytest.raises(LedgerError, match="exists already"):
@@ -179,10 +184,10 @@ def test_infra_failures_are_counted_apart_on_every_board(ledger: Ledger) -> None
     for j in (0, 1):
         record(ledger, j, ALPHA, f"alpha {j}", edition_id)
         record(ledger, j, BETA, f"beta {j}", edition_id)
-    for outcome in (Outcome.INFRA_ERROR, Outcome.HUNG):
+    for outcome in (AttemptOutcome.INFRA_ERROR, AttemptOutcome.HUNG):
         record_infra_attempt(ledger, task(0), outcome, {"agent": 3.0}, "synthetic", model=ALPHA,
                              edition_id=edition_id)
-    record_infra_attempt(ledger, task(1), Outcome.INFRA_TIMEOUT, {}, "synthetic", model=BETA,
+    record_infra_attempt(ledger, task(1), AttemptOutcome.INFRA_TIMEOUT, {}, "synthetic", model=BETA,
                          edition_id=edition_id)
     snap = build_snapshot(load_inputs(ledger, edition_id))
     rows = {m["model"]: m for m in snap["boards"]["overall"]["models"]}

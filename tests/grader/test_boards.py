@@ -9,17 +9,18 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from evidence import Verdict
 from grader.boards import build_snapshot, canonical_json, load_inputs, render_page, write_board
 from grader.cli import cli
 from grader.stats import Price
 from ledger import Ledger, ModelFacts, TaskFacts, correct_result, record_attempt
 from ledger._models import SuiteRow
 from ledger._store import now
+from tests import synthetic
 from tests._ci import missing_dependency
 
 MODELS = [ModelFacts("acme", "alpha", "1"), ModelFacts("acme", "beta", "2", "high"), ModelFacts("zeta", "gamma", "3")]
@@ -38,15 +39,13 @@ def task(j: int) -> TaskFacts:
                      capabilities=("input",), api_version="1")
 
 
-def verdict(facts: TaskFacts, i: int, j: int, r: int) -> dict[str, Any]:
+def verdict(facts: TaskFacts, i: int, j: int, r: int) -> Verdict:
     passed = (i + j + r) % (i + 2) != 0
     failed = None if passed else ("L0", "L1", "L2")[(i + j + r) % 3]
     requirements = [] if failed in ("L0",) else [
-        {"id": "moves", "layer": "completeness", "capabilities": ["input"], "passed": passed},
-        {"id": "polish", "layer": "richness", "capabilities": ["ui"], "passed": (j + r) % 2 == 0}]
-    return {"task_hash": facts.task_hash, "battery_hash": facts.battery_hash,
-            "evidence_digest": sha(f"evidence {i} {j} {r}"), "passed": passed, "first_failed_level": failed,
-            "engine": {"version": "synthetic-1"}, "levels": {"L2": {"requirements": requirements}}}
+        ("moves", "completeness", ["input"], passed), ("polish", "richness", ["ui"], (j + r) % 2 == 0)]
+    return synthetic.verdict(facts.task_hash, facts.battery_hash, f"evidence {i} {j} {r}", passed,
+                             requirements=requirements, failed_at=failed, task_id=facts.task_id)
 
 
 @pytest.fixture
@@ -141,9 +140,9 @@ def test_correction_changes_effective_pass(ledger: Ledger) -> None:
 
 
 def test_cli_board(ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import grader.cli
+    from grader.cli._common import console
 
-    monkeypatch.setattr(grader.cli.console, "width", 200)
+    monkeypatch.setattr(console, "width", 200)
     out = tmp_path / "site"
     runner = CliRunner()
     result = runner.invoke(cli, ["board", "--database", ledger.url, "--out", str(out)])

@@ -1,15 +1,22 @@
-"""Editions from the command line: create, list, record under one, and every pin refusing a mismatch."""
+"""Editions from the command line: create, list, record under one (by name or id), and every pin refusing a
+mismatch before any work."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from engine import ENGINE_VERSION
+from engine import engine_build
+from grader._settings import installation_settings_hash
+from grader._version import grader_build
 from grader.cli import cli
+from grader.editions import current_pins
+from grader.tasks import repository_suites
 from ledger import Ledger, SuiteFacts, create_edition
 from ledger._models import AttemptRow
 
@@ -24,7 +31,9 @@ def test_create_list_and_record_under_an_edition(tmp_path: Path) -> None:
     code, out = invoke("edition", "create", "nightly-2026-12-01", "--database", db, "--json")
     assert code == 0, out
     created = json.loads(out)
-    assert created["engine_version"] == ENGINE_VERSION and created["profile_hash"] is None
+    assert (created["engine_build"], created["grader_build"], created["settings_hash"]) == (
+        engine_build(), grader_build(), installation_settings_hash())
+    assert created["profile_hash"] is None and created["tasks"] == 3
     _, hashes = invoke("tasks", "hash", "public", "--json")
     assert created["dataset_hash"] == json.loads(hashes)[0]["dataset_hash"]
     # the root seed is fixed by the name: another ledger gets the same one
@@ -34,42 +43,50 @@ def test_create_list_and_record_under_an_edition(tmp_path: Path) -> None:
     code, out = invoke("edition", "create", "nightly-2026-12-01", "--database", db)
     assert code == 2 and "exists already" in out
     code, out = invoke("edition", "list", "--database", db, "--json")
-    assert code == 0 and [e["name"] for e in json.loads(out)] == ["nightly-2026-12-01"]
+    assert code == 0 and [e["name"] for e in json.loads(out)["editions"]] == ["nightly-2026-12-01"]
 
-    edition = str(created["id"])
-    code, out = invoke("run", "--agent", "oracle", "--edition", edition, "--database", db,
+    code, out = invoke("run", "--agent", "oracle", "--edition", "nightly-2026-12-01", "--database", db,
                        "--runs-dir", str(tmp_path / "runs"), "--json")
     assert code == 0, out
     with Ledger(db).session() as session:
         assert set(session.execute(select(AttemptRow.edition_id)).scalars()) == {created["id"]}
-    code, out = invoke("board", edition, "--database", db, "--json")
-    assert code == 0, out
-    snapshot = json.loads(out)
-    assert snapshot["edition"]["name"] == "nightly-2026-12-01"
-    assert snapshot["statistics"]["root_seed"] == created["root_seed"]
+    for ref in ("nightly-2026-12-01", str(created["id"])):
+        code, out = invoke("board", ref, "--database", db, "--json")
+        assert code == 0, out
+        snapshot = json.loads(out)
+        assert snapshot["edition"]["name"] == "nightly-2026-12-01"
+        assert snapshot["statistics"]["root_seed"] == created["root_seed"]
+    code, out = invoke("board", "no-such-edition", "--database", db)
+    assert code == 2 and "no edition named 'no-such-edition'" in out
 
 
-def test_each_pin_refuses_a_mismatch_before_any_work(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("field", "message"), [
+    ("dataset_hash", "pins dataset"),
+    ("engine_build", "pins engine build"),
+    ("grader_build", "pins grader build"),
+    ("settings_hash", "pins settings"),
+    ("profile_hash", "pins sandbox profile"),
+])
+def test_each_pin_refuses_a_mismatch_before_any_work(tmp_path: Path, field: str, message: str) -> None:
     db = f"sqlite:///{tmp_path / 'l.db'}"
     store = Ledger(db)
-    other_data = create_edition(store, "old-dataset", SuiteFacts("public", "0.9", "public", "0" * 64),
-                                ENGINE_VERSION, 1)
-    _, hashes = invoke("tasks", "hash", "public", "--json")
-    current = SuiteFacts("public", "1", "public", json.loads(hashes)[0]["dataset_hash"])
-    other_engine = create_edition(store, "old-engine", current, "engine-0.0.1", 1)
-    pinned = create_edition(store, "pinned-profile", current, ENGINE_VERSION, 1, profile_hash="a" * 64)
+    suite = next(s for s in repository_suites() if s.name == "public")
+    other = dataclasses.replace(current_pins(suite), **{field: "a" * 64})
+    facts = SuiteFacts("public", suite.version, "public", other.dataset_hash)
+    edition_id = create_edition(store, "pinned", facts, other, 1)
     runs = str(tmp_path / "runs")
-    for edition_id, message in [(other_data, "pins dataset " + "0" * 64),
-                                (other_engine, "pins engine engine-0.0.1"),
-                                (pinned, "pins sandbox profile " + "a" * 64)]:
-        code, out = invoke("run", "--agent", "oracle", "--edition", str(edition_id), "--database", db,
-                           "--runs-dir", runs)
-        assert code == 2 and message in out, out
-        code, out = invoke("attempt", "public/move-with-keys", "--agent", "oracle", "--edition", str(edition_id),
+    for ref in (str(edition_id), "pinned"):
+        code, out = invoke("run", "--agent", "oracle", "--edition", ref, "--database", db, "--runs-dir", runs)
+        assert code == 2 and message in out and "a" * 64 in out, out
+        code, out = invoke("attempt", "public/move-with-keys", "--agent", "oracle", "--edition", ref,
                            "--database", db, "--runs-dir", runs)
         assert code == 2 and message in out, out
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").rglob("verdict.json"))
     with store.session() as session:
         assert session.execute(select(AttemptRow)).first() is None
-    code, out = invoke("edition", "create", "bad", "--profile-hash", "xyz", "--database", db)
+
+
+def test_a_bad_profile_hash_is_refused(tmp_path: Path) -> None:
+    code, out = invoke("edition", "create", "bad", "--profile-hash", "xyz", "--database",
+                       f"sqlite:///{tmp_path / 'l.db'}")
     assert code == 2 and "64 lowercase hex" in out

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.verdict import verify_digest
+from evidence import Verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTERS = ["scene-solar-system", "move-with-keys", "coin-collector"]
@@ -29,7 +29,7 @@ def test_grading_the_oracle_passes_every_level() -> None:
     assert verdict["passed"] is True and verdict["first_failed_level"] is None
     assert [verdict["levels"][k]["passed"] for k in ("L0", "L1", "L2")] == [True, True, True]
     assert verdict["levels"]["L1"]["linter"]["name"] == "emmylua_ls"
-    assert verify_digest(verdict)
+    assert Verdict.from_json(verdict).digest_ok()
     assert "/" not in verdict["deliverable_hash"] and len(verdict["task_hash"]) == 64
 
 
@@ -62,6 +62,7 @@ def test_attempt_with_the_oracle_driver_writes_a_verdict(tmp_path: Path) -> None
     assert proc.returncode == 1
     proc = grader_cli("attempt", "public/coin-collector", "--agent", "telepathy", "--runs-dir", str(tmp_path))
     assert proc.returncode == 2 and "known: command, nop, oracle, replay" in proc.stderr
+    assert (attempt_dir / "timings.json").is_file() and attempt_dir.name == "r0"
 
 
 @pytest.mark.parametrize("task", STARTERS)

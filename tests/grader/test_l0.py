@@ -7,8 +7,9 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from grader.levels import L0Limits, check_deliverable
+from grader.levels import check_deliverable
 from grader.tasks import load_task
+from tests.grader.conftest import TASK_TOML
 
 
 def _deliverable(make_task: Callable[..., Path], tmp_path: Path) -> tuple[object, Path]:
@@ -52,14 +53,19 @@ def test_special_and_hard_linked_files_are_refused(make_task: Callable[..., Path
 
 
 def test_limits_utf8_entry_and_required(make_task: Callable[..., Path], tmp_path: Path) -> None:
-    task, out = _deliverable(make_task, tmp_path)
+    # the task's own [limits] override the grader's defaults, under the same names
+    limits = "max_files = 2\nmax_file_bytes = 4096\nmax_total_bytes = 4500\n"
+    task = load_task(make_task(task_toml=TASK_TOML.replace("[limits]\n", "[limits]\n" + limits)))
+    out = tmp_path / "deliverable"
+    shutil.copytree(task.paths.oracle, out)
     (out / "scripts" / "bad.lua").write_bytes(b"-- ok\nprint('\xff\xfe')\n")
     (out / "big.bin").write_bytes(b"x" * 5000)
-    result = check_deliverable(task, out, L0Limits(max_files=2, max_file_bytes=4096, max_total_bytes=4500))
+    result = check_deliverable(task, out)
     assert failed(result) == ["file_count", "file_size", "total_size", "lua_is_utf8"]
     assert "scripts/bad.lua:2" in result.checks[7].detail
     (out / "scripts" / "main.lua").unlink()
     (out / "scripts" / "bad.lua").unlink()
+    (out / "big.bin").unlink()
     assert failed(check_deliverable(task, out)) == ["entry_script", "required_files"]
 
 

@@ -197,12 +197,12 @@ def test_the_verdict_is_identical_over_20_runs_when_two_files_define_one_global(
     other = deliverable({"scripts/main.lua": VALID_UNUSUAL})
     seen = set()
     for i in range(20):
-        seen.add(json.dumps(server.analyse(root).as_dict(), sort_keys=True))
+        seen.add(json.dumps(server.analyse(root).to_json(), sort_keys=True))
         if i % 5 == 0:
             server.analyse(other)  # the warm server between two runs held another deliverable
     fresh = L1Server()
     try:
-        seen.add(json.dumps(fresh.analyse(root).as_dict(), sort_keys=True))
+        seen.add(json.dumps(fresh.analyse(root).to_json(), sort_keys=True))
     finally:
         fresh.close()
     assert len(seen) == 1
@@ -222,12 +222,12 @@ def test_diagnostics_are_canonical(server: L1Server, deliverable: Deliverable) -
         "scripts/z.lua": "NoSuchB()\nNoSuchA()\n",
         "scripts/a.lua": "local n = Node()\nn:Nope()\n",
     }))
-    rows = result.as_dict()["diagnostics"]
+    rows = result.to_json()["diagnostics"]
     assert [(r["file"], r["line"]) for r in rows] == [
         ("scripts/a.lua", 2), ("scripts/z.lua", 1), ("scripts/z.lua", 2)]
     assert set(rows[0]) == {"file", "line", "column", "code", "severity", "source", "message"}
     assert all(r["code"] in ERROR_CODES for r in rows)
-    assert result.as_dict()["linter"]["name"] == "emmylua_ls"
+    assert result.to_json()["linter"]["name"] == "emmylua_ls"
     assert re.fullmatch(r"\d+\.\d+\.\d+.*", result.linter.version)
 
 

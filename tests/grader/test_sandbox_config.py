@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.attempts import AttemptOptions, prepare_agent
 from grader.drivers import DriverError, resolve_driver
+from grader.lifecycle import AttemptOptions, prepare_agent
 from grader.sandbox import AgentConfigError, GatewayError, Usage, load_agent_config, parse_gateway, parse_usage
 from grader.sandbox.agent import passed_environment
 from grader.sandbox.gateway import parse_proxy_log, proxy_script

@@ -250,6 +250,6 @@ def test_the_main_job_runs_every_agent_phase_in_a_container(docker_client: Any, 
     proc = subprocess.run([sys.executable, "-m", "grader", "run", "--sandbox", "docker", "--no-record",
                            "--runs-dir", str(tmp_path), "--json"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
-    rows = json.loads(proc.stdout)
+    rows = json.loads(proc.stdout)["attempts"]
     assert {(r["agent"], r["passed"]) for r in rows} == {("oracle", True), ("nop", False)}
     assert len(list(tmp_path.rglob("sandbox.json"))) == len(rows) == 6

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from grader.grading_container import GradingError, check_verdict, probe_grading_container
 from grader.pipeline import grade
-from grader.sandbox.grading import GradingError, check_verdict, probe_grading_container
 from grader.tasks import find_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +46,7 @@ def test_the_container_gives_the_hosts_verdicts(docker_client: Any, make_task: C
     for solution, passed in ((root / "solutions" / "oracle", True), (wrong, False)):
         out = _grade_cli(root, solution, tmp_path)
         assert out["verdict"]["passed"] is passed
-        assert out["verdict"] == grade(task, solution).verdict  # the same evidence, digest for digest
+        assert out["verdict"] == grade(task, solution).verdict.to_json()  # the same evidence, digest for digest
         assert out["result_hash"] and "container" in out["timings"]
 
 
@@ -90,11 +90,11 @@ def test_the_host_refuses_a_verdict_about_something_else(make_task: Callable[...
     task = find_task(str(root))
     oracle, wrong = root / "solutions" / "oracle", root / "solutions" / "wrong-x"
     result = grade(task, wrong)
-    good = json.dumps({"verdict": result.verdict, "timings": result.timings}).encode()
+    good = json.dumps({"verdict": result.verdict.to_json(), "timings": result.timings}).encode()
     assert check_verdict(task, wrong, good).verdict == result.verdict
     with pytest.raises(GradingError, match="deliverable_hash"):
         check_verdict(task, oracle, good)  # a verdict about another deliverable
-    forged = dict(result.verdict, passed=True)
+    forged = dict(result.verdict.to_json(), passed=True)
     with pytest.raises(GradingError, match="does not match its evidence digest"):
         check_verdict(task, wrong, json.dumps({"verdict": forged, "timings": {}}).encode())
     with pytest.raises(GradingError, match="not readable"):

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine import services_setting
-from grader.levels import run_l2
-from grader.levels._l2 import engine_settings
+from grader.levels import engine_settings, run_l2
 from grader.tasks import TaskError, battery_hash, dataset_hash, load_suite, load_task, task_hash
 
 from .conftest import TASK_TOML
@@ -53,7 +52,7 @@ def test_bad_task_toml_is_refused_naming_the_field(make_task: Callable[..., Path
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('[R1]\nlayer = "polish"\ncapabilities = []\n', "field R1.layer must be completeness or richness"),
+        ('[R1]\nlayer = "polish"\ncapabilities = []\n', "field R1.'layer' must be completeness or richness"),
         ('[R1]\ncapabilities = ["Bad Tag"]\n', "field R1.capabilities has a bad tag 'Bad Tag'"),
         ('[R1]\ncapabilities = []\ncolour = 1\n', "unknown key R1.'colour'"),
         ('[R1]\ndescription = "x"\n', "missing field R1.'capabilities'"),
@@ -174,7 +173,7 @@ end
 
 def test_the_platform_world_comes_from_battery_platform_toml(make_task: Callable[..., Path]) -> None:
     plain = load_task(make_task("plain"))
-    assert plain.services == "{}" and engine_settings(plain)["services"] == "{}"
+    assert plain.services == "{}" and engine_settings(plain).services == "{}"
     root = make_task(battery=PLATFORM_BATTERY)
     before = battery_hash(load_task(root), "1")
     (root / "battery" / "platform.toml").write_text(PLATFORM_TOML)
@@ -184,11 +183,11 @@ def test_the_platform_world_comes_from_battery_platform_toml(make_task: Callable
         "user": {"id": 7, "nickname": "Me", "iscores": {"best": 40}},
         "players": [{"id": 3, "nickname": "Ann", "iscores": {"best": 90}, "values": {"title": "champion"}}],
         "ad": {"outcomes": ["cancelled"], "delay_frames": 5}})
-    assert engine_settings(task)["services"] == task.services
+    assert engine_settings(task).services == task.services
     (root / "solutions" / "oracle" / "scripts" / "main.lua").write_text(PLATFORM_GAME)
     result = run_l2(task, root / "solutions" / "oracle")
     assert result.passed, result.checks()
-    evidence = result.as_dict()["platform"]
+    evidence = result.platform
     assert [(c["service"], c["method"], c["outcome"]) for c in evidence["calls"]] == [
         ("clientCloud", "GetRankList", "ok"), ("clientCloud", "SetInt", "ok"), ("sdk", "ShowRewardVideoAd", "error"),
         ("lobby", "GetUserNickname", "ok")]

@@ -6,7 +6,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from evidence import Verdict
 from ledger import ModelFacts, TaskFacts
+from tests import synthetic
 
 MODEL = ModelFacts(provider="test", name="synthetic", version="2026-01-01")
 
@@ -20,11 +22,10 @@ def task(i: int) -> TaskFacts:
                      category="synthetic", difficulty="easy", capabilities=("input", "scene"), api_version="1")
 
 
-def verdict(facts: TaskFacts, n: int, passed: bool | None = None) -> dict[str, Any]:
+def verdict(facts: TaskFacts, n: int, passed: bool | None = None) -> Verdict:
     ok = n % 3 != 0 if passed is None else passed
-    return {"task_hash": facts.task_hash, "battery_hash": facts.battery_hash, "evidence_digest": sha(f"evidence {n}"),
-            "passed": ok, "first_failed_level": None if ok else "L2", "engine": {"version": "synthetic-1"},
-            "levels": {"L2": {"requirements": [{"name": "moves", "passed": ok}]}}}
+    return synthetic.verdict(facts.task_hash, facts.battery_hash, f"evidence {n}", ok,
+                             requirements=[("moves", "completeness", (), ok)], task_id=facts.task_id)
 
 
 def deliverable(root: Path, variant: int = 0) -> Path:
@@ -35,14 +36,25 @@ def deliverable(root: Path, variant: int = 0) -> Path:
     return root
 
 
-def populate(ledger: Any, root: Path, dataset: bool = True) -> list[str]:
+def populate(ledger: Any, root: Path, schema: int = 4) -> list[str]:
     """An edition of a three-task dataset, results over its tasks (two sharing one deliverable, one without),
-    corrections: a row in every fact table (without `dataset`, none in dataset_tasks, as before schema 3).
-    Returns the result hashes in order."""
-    from ledger import SuiteFacts, correct_result, create_edition, record_attempt
+    corrections: a row in every fact table.  With `schema` 2 the edition is recorded as a grader before schema 3
+    did (no dataset_tasks rows, no build or settings pins).  Returns the result hashes in order."""
+    from ledger import Pins, SuiteFacts, correct_result, create_edition, record_attempt
+    from ledger._models import Edition, SuiteRow
+    from ledger._store import now
 
-    edition_id = create_edition(ledger, "synthetic-2026", SuiteFacts("public", "1", "public", sha("dataset")),
-                                "synthetic-1", 20261201, tasks=[task(n) for n in range(3)] if dataset else ())
+    pins = Pins(synthetic.ENGINE.build or "", synthetic.GRADER.build, "0" * 64, sha("dataset"))
+    if schema >= 4:
+        edition_id = create_edition(ledger, "synthetic-2026", SuiteFacts("public", "1", "public", sha("dataset")),
+                                    pins, 20261201, tasks=[task(n) for n in range(3)])
+    else:
+        with ledger.appending() as session:
+            edition = Edition(name="synthetic-2026", engine_version=pins.engine_build, dataset_version="1",
+                              dataset_hash=sha("dataset"), profile_hash=None, root_seed=20261201, created_at=now())
+            ledger.append(session, edition, SuiteRow(name="public", version="1", visibility="public",
+                                                     dataset_hash=sha("dataset"), created_at=now()))
+            edition_id = edition.id
     same = deliverable(root / "same", 0)
     hashes = []
     for n in range(6):

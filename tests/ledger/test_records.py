@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from evidence import AttemptOutcome
 from ledger import (
     ArchiveError,
     Ledger,
     LedgerError,
-    Outcome,
     correct_result,
     load_artifact,
     pack_directory,
     record_attempt,
-    result_history,
+    result,
     unpack_archive,
 )
 from tests.ledger import synth
@@ -46,24 +46,24 @@ def _record(ledger: Ledger, folder: Path | None, n: int = 0, **kwargs: object) -
 def test_history_raw_then_corrections_in_order_latest_wins(ledger: Ledger, tmp_path: Path) -> None:
     folder = synth.deliverable(tmp_path / "game")
     rhash = _record(ledger, folder, n=3, model=synth.MODEL)  # n % 3 == 0: a failing verdict
-    history = result_history(ledger, rhash[:8])
-    assert history["raw_passed"] is False and history["effective_passed"] is False
-    assert history["corrections"] == []
-    assert history["verdict"] == synth.verdict(synth.task(1), 3)
-    assert history["attempt"]["outcome"] == "completed" and history["attempt"]["artifact_hash"] == \
-        pack_directory(folder)[0]
+    view = result(ledger, rhash[:8])
+    assert view.result is not None
+    assert view.result.passed is False and view.result.effective_passed is False
+    assert view.result.corrections == ()
+    assert view.result.verdict == synth.verdict(synth.task(1), 3)
+    assert view.outcome is AttemptOutcome.COMPLETED and view.artifact_hash == pack_directory(folder)[0]
 
     first = correct_result(ledger, rhash, passed=True, reason="  the battery was wrong ", author="alice")
     second = correct_result(ledger, rhash[:10], passed=False, reason="the fix was wrong", author="bob")
     third = correct_result(ledger, rhash, passed=True, reason="fixed for good", author="carol")
     assert first < second < third
-    history = result_history(ledger, rhash)
-    assert history["raw_passed"] is False
-    assert [(c["id"], c["passed"], c["reason"], c["author"]) for c in history["corrections"]] == [
+    again = result(ledger, rhash).result
+    assert again is not None and again.passed is False
+    assert [(c.id, c.passed, c.reason, c.author) for c in again.corrections] == [
         (first, True, "the battery was wrong", "alice"), (second, False, "the fix was wrong", "bob"),
         (third, True, "fixed for good", "carol")]
-    assert history["effective_passed"] is True
-    assert history["verdict"]["passed"] is False  # the raw verdict is never rewritten
+    assert again.effective_passed is True
+    assert again.verdict.passed is False  # the raw verdict is never rewritten
     check_consistent(ledger)
 
 
@@ -74,14 +74,14 @@ def test_corrections_need_a_reason_an_author_and_a_known_result(ledger: Ledger) 
     with pytest.raises(LedgerError, match="no result"):
         correct_result(ledger, "abcdef0123", passed=False, reason="r", author="a")
     with pytest.raises(LedgerError, match="at least 6 hex digits"):
-        result_history(ledger, rhash[:5])
+        result(ledger, rhash[:5])
     assert scalar(ledger.url, "SELECT count(*) FROM corrections") == 0
 
 
 def test_outcomes_without_a_deliverable(ledger: Ledger) -> None:
-    rhash = _record(ledger, None, outcome=Outcome.AGENT_TIMEOUT, tokens=(5, None), cost_usd=None)
-    history = result_history(ledger, rhash)
-    assert history["attempt"]["outcome"] == "agent_timeout" and history["attempt"]["artifact_hash"] is None
+    rhash = _record(ledger, None, outcome=AttemptOutcome.AGENT_TIMEOUT, tokens=(5, None), cost_usd=None)
+    view = result(ledger, rhash)
+    assert view.outcome is AttemptOutcome.AGENT_TIMEOUT and view.artifact_hash is None
     assert scalar(ledger.url, "SELECT count(*) FROM artifacts") == 0
     check_consistent(ledger)
 

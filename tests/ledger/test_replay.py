@@ -12,13 +12,20 @@ from pathlib import Path
 
 import pytest
 
+from evidence import GradeResult
+from grader.lifecycle import Filled
 from grader.pipeline import grade
-from grader.recording import record, replay
-from grader.tasks import find_task, load_task
+from grader.recording import record_graded
+from grader.replay import replay
+from grader.tasks import Task, find_task, load_task
 from ledger import Ledger, LedgerError
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTERS = ["scene-solar-system", "move-with-keys", "coin-collector"]
+
+
+def record(store: Ledger, task: Task, result: GradeResult, deliverable: Path, driver: str) -> str:
+    return record_graded(store, task, result, deliverable, Filled(driver=driver))
 
 
 def _solutions(task_id: str) -> list[Path]:

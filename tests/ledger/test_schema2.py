@@ -13,9 +13,10 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import create_engine, exc, inspect, text
 
-from ledger import Ledger, LedgerError, check_profile_pin, record_attempt, result_history
+from ledger import Ledger, LedgerError, Pins, check_edition_pins, correct_result, record_attempt, result
 from ledger._models import Edition
 from ledger._store import MIGRATIONS, head_revision, now
+from tests import synthetic
 from tests.ledger import synth
 from tests.ledger.helpers import check_consistent, raw, scalar
 
@@ -24,7 +25,9 @@ PINNED, OTHER = synth.sha("profile pinned"), synth.sha("profile other")
 
 
 def _migrate(url: str, target: str, down: bool = False) -> None:
-    engine = create_engine(url)
+    """Migrate in one transaction, as the ledger does (its SQLite connections issue BEGIN themselves, so DDL does
+    not commit half a downgrade that a later step refuses)."""
+    engine = Ledger(url, auto_upgrade=False).engine
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     try:
@@ -59,9 +62,8 @@ def test_a_schema_1_ledger_upgrades_on_open_and_still_verifies(tmp_path: Path) -
         facts = synth.task(0)
         rhash = record_attempt(ledger, facts, synth.verdict(facts, 7), {"agent": 1.0}, None, driver="synthetic",
                                tool_calls=12, profile_hash=PINNED, tokens=(5, 6), cost_usd=0.5)
-        attempt = result_history(ledger, rhash)["attempt"]
-        assert (attempt["profile_hash"], attempt["tool_calls"], attempt["tokens_in"], attempt["cost_usd"]) == \
-            (PINNED, 12, 5, 0.5)
+        attempt = result(ledger, rhash)
+        assert (attempt.profile_hash, attempt.tool_calls, attempt.tokens_in, attempt.cost_usd) == (PINNED, 12, 5, 0.5)
         check_consistent(ledger)
     finally:
         ledger.close()
@@ -88,7 +90,7 @@ def test_tampering_with_a_new_column_is_found(ledger_url: str, tmp_path: Path) -
 def test_downgrade_and_upgrade_keep_rows_hashes_and_triggers(ledger_url: str, tmp_path: Path) -> None:
     ledger = Ledger(ledger_url)
     try:
-        synth.populate(ledger, tmp_path, dataset=False)
+        synth.populate(ledger, tmp_path, schema=2)
     finally:
         ledger.close()
     _migrate(ledger_url, "0001", down=True)
@@ -109,7 +111,7 @@ def pinned(ledger_url: str) -> Iterator[tuple[Ledger, int, int]]:
     """A ledger with an edition that pins PINNED and one that pins nothing."""
     ledger = Ledger(ledger_url)
     with ledger.appending() as session:
-        editions = [Edition(name=name, engine_version="synthetic-1", dataset_version="1",
+        editions = [Edition(name=name, engine_version=synthetic.ENGINE.build or "", dataset_version="1",
                             dataset_hash=synth.sha("dataset"), profile_hash=profile, root_seed=1, created_at=now())
                     for name, profile in (("pinned", PINNED), ("open", None))]
         ledger.append(session, *editions)
@@ -135,29 +137,43 @@ def test_an_edition_that_pins_a_profile_refuses_another_or_none(pinned: tuple[Le
     with pytest.raises(LedgerError, match=rf"pins sandbox profile {PINNED}; the attempt has no sandbox "
                                           r"profile \(--sandbox none\): refused"):
         _record(ledger, pinned_id, None)
+    def pins(profile: str | None) -> Pins:
+        return Pins(synthetic.ENGINE.build or "", synthetic.GRADER.build, "0" * 64, synth.sha("dataset"), profile)
+
     with pytest.raises(LedgerError, match="pins sandbox profile"):
-        check_profile_pin(ledger, pinned_id, OTHER)
+        check_edition_pins(ledger, pinned_id, pins(OTHER))
     with pytest.raises(LedgerError, match="no edition 999"):
         _record(ledger, 999, PINNED)
     assert scalar(ledger.url, "SELECT count(*) FROM attempts") == 0  # nothing of a refused attempt is kept
-    check_profile_pin(ledger, pinned_id, PINNED)
-    kept = result_history(ledger, _record(ledger, pinned_id, PINNED))["attempt"]
-    assert kept["profile_hash"] == PINNED
-    assert result_history(ledger, _record(ledger, open_id, None))["attempt"]["profile_hash"] is None
-    assert result_history(ledger, _record(ledger, open_id, OTHER))["attempt"]["profile_hash"] == OTHER
+    check_edition_pins(ledger, pinned_id, pins(PINNED))
+    assert result(ledger, _record(ledger, pinned_id, PINNED)).profile_hash == PINNED
+    assert result(ledger, _record(ledger, open_id, None)).profile_hash is None
+    assert result(ledger, _record(ledger, open_id, OTHER)).profile_hash == OTHER
     check_consistent(ledger)
 
 
-def test_a_downgrade_that_would_discard_schema_3_facts_is_refused(ledger_url: str, tmp_path: Path) -> None:
+def test_a_downgrade_that_would_discard_facts_is_refused(ledger_url: str, tmp_path: Path) -> None:
     ledger = Ledger(ledger_url)
     try:
-        synth.populate(ledger, tmp_path)
+        hashes = synth.populate(ledger, tmp_path)
+        correct_result(ledger, hashes[1], passed=False, reason="r", author="a", requirements={"moves": False})
     finally:
         ledger.close()
-    with pytest.raises(RuntimeError, match=r"downgrading below 0003 would discard facts of schema 3 \(dataset_tasks\)"):
-        _migrate(ledger_url, "0002", down=True)
+    with pytest.raises(RuntimeError, match=r"downgrading below 0004 would discard facts of schema 4 \(editions\)"):
+        _migrate(ledger_url, "0003", down=True)
     assert scalar(ledger_url, "SELECT version_num FROM alembic_version") == head_revision()
-    ledger = Ledger(ledger_url)
+    other = f"{ledger_url}" if "postgresql" in ledger_url else f"sqlite:///{tmp_path / 'schema2.db'}"
+    if "postgresql" in ledger_url:
+        return   # one database per test on PostgreSQL: the schema-3 refusal is shown on SQLite
+    ledger = Ledger(other)
+    try:
+        hashes = synth.populate(ledger, tmp_path / "b", schema=2)
+        correct_result(ledger, hashes[1], passed=False, reason="r", author="a", requirements={"moves": False})
+    finally:
+        ledger.close()
+    with pytest.raises(RuntimeError, match=r"below 0003 would discard facts of schema 3 \(corrections\)"):
+        _migrate(other, "0002", down=True)
+    ledger = Ledger(other)
     try:
         check_consistent(ledger)
     finally:

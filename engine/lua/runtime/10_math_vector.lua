@@ -49,6 +49,14 @@ local function f32(x)
 end
 MX.f32 = f32
 
+-- Half an angle in degrees, in radians, as Urho3D computes it before sinf/cosf: `angle *= M_DEGTORAD_2` in single
+-- precision.  The rounding matters at the branch cuts: Quaternion(180, axis) has w = cosf(float(pi/2)) = -4.4e-8
+-- in Urho3D, so its Euler angles read -180, where cos(pi/2) in double (+6e-17) would give +180.
+local F32_DEGTORAD_2 = f32(pi / 360.0)
+function MX.half_angle(degrees)
+  return f32(f32(degrees) * F32_DEGTORAD_2)
+end
+
 local function equals(a, b)
   return a + FLT_EPSILON >= b and a - FLT_EPSILON <= b
 end

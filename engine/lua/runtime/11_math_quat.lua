@@ -37,16 +37,17 @@ MX.COPY[mtc] = function(v) return newc(v.r, v.g, v.b, v.a) end
 ----------------------------------------------------------------------------------------------------
 -- Quaternion builders: each returns w, x, y, z
 ----------------------------------------------------------------------------------------------------
+local half_angle = MX.half_angle
 local function angle_axis(angle, ax, ay, az)
   ax, ay, az = normalized3(ax, ay, az)
-  angle = angle * M_DEGTORAD_2
+  angle = half_angle(angle)
   local s, c = sin(angle), cos(angle)
   return c, ax * s, ay * s, az * s
 end
 
 -- Rotation Z first, then X, then Y: q = qY * qX * qZ.
 local function euler(x, y, z)
-  x, y, z = x * M_DEGTORAD_2, y * M_DEGTORAD_2, z * M_DEGTORAD_2
+  x, y, z = half_angle(x), half_angle(y), half_angle(z)
   local sx, cx, sy, cy, sz, cz = sin(x), cos(x), sin(y), cos(y), sin(z), cos(z)
   return cy * cx * cz + sy * sx * sz,
          cy * sx * cz + sy * cx * sz,

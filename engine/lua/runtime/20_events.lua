@@ -313,8 +313,21 @@ function E.send_event(name, fields, sender)
   for i, s in ipairs(list) do snapshot[i] = s end
   local previous_sender = E.event_sender
   depth = depth + 1
+  -- As Urho3D's Object::SendEvent: first the receivers subscribed to this sender, then the others; a receiver
+  -- with both kinds of subscription is called once, by its sender-specific handler.
+  local processed
+  if sender ~= nil then
+    for _, s in ipairs(snapshot) do
+      if s.alive and s.sender == sender then
+        processed = processed or {}
+        processed[s.receiver] = true
+        E.event_sender = sender
+        E.protected(name, s.fn, hash, data)
+      end
+    end
+  end
   for _, s in ipairs(snapshot) do
-    if s.alive and (s.sender == nil or s.sender == sender) then
+    if s.alive and s.sender == nil and not (processed and processed[s.receiver]) then
       E.event_sender = sender
       E.protected(name, s.fn, hash, data)
     end

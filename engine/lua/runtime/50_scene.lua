@@ -46,7 +46,7 @@ end
 local function axis_angle(angle, ax, ay, az)
   local len = sqrt(ax * ax + ay * ay + az * az)
   if len > 0 then ax, ay, az = ax / len, ay / len, az / len end
-  local half = rad(angle) * 0.5
+  local half = E.MATH.half_angle(angle)
   local s = msin(half)
   return mcos(half), ax * s, ay * s, az * s
 end
@@ -171,6 +171,15 @@ end
 ----------------------------------------------------------------------------------------------------
 local function scene_of(r) return r.scene end
 
+-- Urho3D's scene change events (NodeAdded, NodeNameChanged, ComponentRemoved, ...) are sent by the scene.
+local function scene_event(scene, name, fields)
+  if scene and E.has_subscribers(name) then
+    fields.Scene = scene.proxy
+    E.send_event(name, fields, scene.proxy)
+  end
+end
+E.scene_event = scene_event
+
 local function register_node(scene, r, id)
   if scene == nil then return end
   if id == nil or id == 0 or scene.nodes[id] then
@@ -185,6 +194,7 @@ local function register_node(scene, r, id)
   r.id = id
   r.scene = scene
   scene.nodes[id] = r
+  for _, t in ipairs(r.tags) do E.tag_in_scene(scene, r, t) end
   for _, c in ipairs(r.components) do E.register_component(scene, c) end
   for _, child in ipairs(r.children) do register_node(scene, child) end
 end
@@ -193,7 +203,7 @@ local function unregister_node(r)
   local scene = r.scene
   if scene then scene.nodes[r.id] = nil end
   for _, c in ipairs(r.components) do
-    if scene then scene.components[c.id] = nil end
+    if scene then scene.component_ids[c.id] = nil end
     if c.on_scene_removed then c.on_scene_removed(c) end
   end
   for _, child in ipairs(r.children) do unregister_node(child) end
@@ -218,6 +228,9 @@ local function attach(parent, r, index)
     p = p.parent
   end
   local old_scene = r.scene
+  if r.parent and old_scene and old_scene == parent.scene then
+    scene_event(old_scene, "NodeRemoved", {Parent = r.parent.proxy, Node = r.proxy})
+  end
   detach(r)
   r.parent = parent
   if index == nil or index > #parent.children then
@@ -231,9 +244,7 @@ local function attach(parent, r, index)
   end
   r.dirty = false
   mark_dirty(r)
-  if r.scene and E.has_subscribers("NodeAdded") then
-    E.send_event("NodeAdded", {Scene = r.scene.proxy, Parent = parent.proxy, Node = r.proxy}, r.scene.proxy)
-  end
+  scene_event(r.scene, "NodeAdded", {Parent = parent.proxy, Node = r.proxy})
 end
 
 local function new_node(class_name)
@@ -247,9 +258,7 @@ end
 local function remove_node(r)
   if r.removed then return end
   local scene = r.scene
-  if scene and E.has_subscribers("NodeRemoved") and r.parent then
-    E.send_event("NodeRemoved", {Scene = scene.proxy, Parent = r.parent.proxy, Node = r.proxy}, scene.proxy)
-  end
+  if r.parent then scene_event(scene, "NodeRemoved", {Parent = r.parent.proxy, Node = r.proxy}) end
   local function stop_scripts(x)
     for _, so in ipairs(x.script_objects) do E.script_object_stop(so) end
     for _, c in ipairs(x.children) do stop_scripts(c) end
@@ -275,7 +284,13 @@ local function vec_args(a, b, c)
   return a.x or 0, a.y or 0, a.z or 0
 end
 
-N.SetName = function(self, name) node_rec(self).name = tostring(name or "") end
+local function set_name(r, name)
+  name = tostring(name or "")
+  if name == r.name then return end
+  r.name = name
+  scene_event(r.scene, "NodeNameChanged", {Node = r.proxy})
+end
+N.SetName = function(self, name) set_name(node_rec(self), name) end
 N.GetName = function(self) return node_rec(self).name end
 N.GetNameHash = function(self) return E.StringHash_new(node_rec(self).name) end
 N.GetID = function(self) return node_rec(self).id end
@@ -395,9 +410,17 @@ N.SetWorldScale = function(self, a, b, c)
   N.SetScale(self, x, y, z)
 end
 N.SetWorldDirection = function(self, d)
+  -- Urho3D turns the direction into parent space first, then takes the shortest arc from FORWARD there
+  local r = node_rec(self)
+  local dx, dy, dz = d.x, d.y, d.z
+  if not parent_is_root(r) then
+    local p = world(r.parent)
+    local iw, ix, iy, iz = qinv(p.ww, p.wx, p.wy, p.wz)
+    dx, dy, dz = qrot(iw, ix, iy, iz, dx, dy, dz)
+  end
   local q = E.IMPL.Quaternion.new()
-  q:FromRotationTo(v3(0, 0, 1), d)
-  N.SetWorldRotation(self, q)
+  q:FromRotationTo(v3(0, 0, 1), v3(dx, dy, dz))
+  N.SetRotation(self, q)
 end
 
 N.Translate = function(self, d, space)
@@ -528,6 +551,11 @@ local function set_enabled(r, enable, recursive, store_self)
     for _, c in ipairs(r.components) do
       if c.on_node_set_enabled then c.on_node_set_enabled(c) end
     end
+    scene_event(r.scene, "NodeEnabledChanged", {Node = r.proxy})
+    for _, c in ipairs(r.components) do
+      if c.on_set_enabled then c.on_set_enabled(c) end   -- Component::OnSetEnabled
+      scene_event(r.scene, "ComponentEnabledChanged", {Node = r.proxy, Component = c.proxy})
+    end
   end
   if recursive then
     for _, child in ipairs(r.children) do set_enabled(child, enable, true, store_self) end
@@ -550,11 +578,11 @@ N.IsEnabledSelf = function(self) return node_rec(self).enabled_prev end
 N.CreateChild = function(self, name, mode, id, temporary)
   local parent = node_rec(self)
   local r = new_node("Node")
-  if type(name) == "string" then r.name = name end
   r.local_mode = (mode == 1)
   r.temporary = temporary and true or false
   attach(parent, r)
   if parent.scene == nil then r.id = 0 end
+  if type(name) == "string" then set_name(r, name) end   -- after adding, as Urho3D's CreateChild does
   return r.proxy
 end
 N.CreateTemporaryChild = function(self, name, mode, id) return N.CreateChild(self, name, mode, id, true) end
@@ -664,22 +692,39 @@ end
 -- tags and vars
 N.AddTag = function(self, tag)
   local r = node_rec(self)
+  if tag == nil or tag == "" then return end
   for _, t in ipairs(r.tags) do if t == tag then return end end
   r.tags[#r.tags + 1] = tag
+  if r.scene then E.tag_in_scene(r.scene, r, tag) end
+  scene_event(r.scene, "NodeTagAdded", {Node = r.proxy, Tag = tag})
 end
 N.AddTags = function(self, tags, sep)
   if type(tags) == "string" then
-    for t in tags:gmatch("[^" .. (sep or ";") .. "]+") do N.AddTag(self, t) end
+    -- Urho3D's Lua binding takes the separator as a char, i.e. its code (59 for ';'); a one-character string works too
+    if type(sep) == "number" then sep = string.char(math.tointeger(sep) or 59) end
+    sep = sep or ";"
+    for t in tags:gmatch("[^" .. sep:gsub("%W", "%%%0") .. "]+") do N.AddTag(self, t) end
   else
     for _, t in ipairs(tags) do N.AddTag(self, t) end
   end
 end
 N.RemoveTag = function(self, tag)
   local r = node_rec(self)
-  for i, t in ipairs(r.tags) do if t == tag then tremove(r.tags, i); return true end end
+  for i, t in ipairs(r.tags) do
+    if t == tag then
+      tremove(r.tags, i)
+      scene_event(r.scene, "NodeTagRemoved", {Node = r.proxy, Tag = tag})
+      return true
+    end
+  end
   return false
 end
-N.RemoveAllTags = function(self) node_rec(self).tags = {} end
+N.RemoveAllTags = function(self)
+  local r = node_rec(self)
+  local old = r.tags
+  r.tags = {}
+  for _, t in ipairs(old) do scene_event(r.scene, "NodeTagRemoved", {Node = r.proxy, Tag = t}) end
+end
 N.HasTag = function(self, tag)
   for _, t in ipairs(node_rec(self).tags) do if t == tag then return true end end
   return false
@@ -739,10 +784,12 @@ Scene.new = function()
   local r = new_node("Scene")
   r.kind = "node"
   r.is_scene = true
-  r.nodes, r.components = {}, {}
+  -- the scene's id -> component map is its own table: r.components is the scene node's own component list
+  r.nodes, r.component_ids = {}, {}
   r.next_node, r.next_local_node = FIRST_REPLICATED_ID, FIRST_LOCAL_ID
   r.next_component, r.next_local_component = FIRST_REPLICATED_ID, FIRST_LOCAL_ID
   r.update_enabled = true
+  r.tag_counter = 0
   r.time_scale = 1.0
   r.elapsed = 0.0
   r.smoothing_constant = 50.0
@@ -760,9 +807,30 @@ local function scene_rec(self)
   return r
 end
 SC.GetNode = function(self, id) local n = scene_rec(self).nodes[id]; return n and n.proxy end
+-- Urho3D's Scene keeps a list per tag, appended to as nodes get the tag in the scene; the order is that.
+function E.tag_in_scene(scene, r, tag)
+  scene.tag_counter = scene.tag_counter + 1
+  r.tag_seq = r.tag_seq or {}
+  r.tag_seq[tag] = scene.tag_counter
+end
+SC.GetNodesWithTag = function(self, tag)
+  local scene = scene_rec(self)
+  local found = {}
+  for _, r in pairs(scene.nodes) do
+    if r ~= scene and r.tag_seq and r.tag_seq[tag] then
+      for _, t in ipairs(r.tags) do
+        if t == tag then found[#found + 1] = r; break end
+      end
+    end
+  end
+  table.sort(found, function(a, b) return a.tag_seq[tag] < b.tag_seq[tag] end)
+  local out = {}
+  for i, r in ipairs(found) do out[i] = r.proxy end
+  return out
+end
 SC.GetComponent = function(self, a, b)
   if type(a) == "number" then
-    local c = scene_rec(self).components[a]
+    local c = scene_rec(self).component_ids[a]
     return c and c.proxy
   end
   return N.GetComponent(self, a, b)

@@ -15,7 +15,7 @@ function E.register_component(scene, c)
     c.id = scene.next_component
     scene.next_component = c.id + 1
   end
-  scene.components[c.id] = c
+  scene.component_ids[c.id] = c
   if c.on_scene_set then c.on_scene_set(c, scene) end
 end
 
@@ -45,10 +45,7 @@ local function create_component(node, type_name, mode)
   factory(c)
   node.components[#node.components + 1] = c
   E.register_component(node.scene, c)
-  if node.scene and E.has_subscribers("ComponentAdded") then
-    E.send_event("ComponentAdded", {Scene = node.scene.proxy, Node = node.proxy, Component = proxy},
-      node.scene.proxy)
-  end
+  E.scene_event(node.scene, "ComponentAdded", {Node = node.proxy, Component = proxy})
   return proxy
 end
 E.create_component = create_component
@@ -64,10 +61,12 @@ end
 local function remove_component(c)
   local node = c.node
   if node == nil then return end
+  E.scene_event(node.scene, "ComponentRemoved", {Node = node.proxy, Component = c.proxy})   -- before, as Urho3D
+  if c.node ~= node then return end   -- a handler removed it already
   for i, x in ipairs(node.components) do
     if x == c then tremove(node.components, i); break end
   end
-  if node.scene then node.scene.components[c.id] = nil end
+  if node.scene then node.scene.component_ids[c.id] = nil end
   if c.on_removed then c.on_removed(c) end
   c.node = nil
   c.removed = true
@@ -84,10 +83,10 @@ N.CloneComponent = function(self, component, mode, id)
   if c == nil then return nil end
   return E.clone_component(c, node_rec(self))
 end
+-- Node::GetComponent(s) and RemoveComponent(s) match the exact type, as Urho3D compares type hashes: asking a
+-- node with a StaticModel for "Drawable" finds nothing (reference scenario component_queries).
 local function matches(c, type_name)
-  if c.type_name == type_name then return true end
-  for _, d in ipairs(E.lineage(c.type_name)) do if d.name == type_name then return true end end
-  return false
+  return c.type_name == type_name
 end
 N.GetComponent = function(self, type_name, recursive)
   if E.is(type_name, "StringHash") then type_name = type_name.name_ end
@@ -116,6 +115,17 @@ N.GetComponents = function(self, type_name, recursive)
   return out
 end
 N.GetNumComponents = function(self) return #node_rec(self).components end
+-- Node::GetParentComponent: the parent's component of that type, or with fullTraversal the nearest ancestor's.
+N.GetParentComponent = function(self, type_name, full)
+  local p = node_rec(self).parent
+  while p do
+    local found = N.GetComponent(p.proxy, type_name)
+    if found then return found end
+    if not full then break end
+    p = p.parent
+  end
+  return nil
+end
 N.HasComponent = function(self, type_name) return N.GetComponent(self, type_name) ~= nil end
 N.RemoveComponent = function(self, what)
   local r = node_rec(self)
@@ -148,8 +158,12 @@ C.GetID = function(self) return comp_rec(self).id end
 C.IsReplicated = function(self) return comp_rec(self).id < FIRST_LOCAL_ID end
 C.SetEnabled = function(self, v)
   local c = comp_rec(self)
-  c.enabled = v and true or false
+  v = v and true or false
+  if c.enabled == v then return end
+  c.enabled = v
   if c.on_set_enabled then c.on_set_enabled(c) end
+  local node = c.node
+  if node then E.scene_event(node.scene, "ComponentEnabledChanged", {Node = node.proxy, Component = c.proxy}) end
 end
 C.IsEnabled = function(self) return comp_rec(self).enabled end
 C.IsEnabledEffective = function(self)
@@ -166,11 +180,16 @@ C.SetTemporary = function(self, v) comp_rec(self).temporary = v end
 C.IsTemporary = function(self) return comp_rec(self).temporary == true end
 
 ----------------------------------------------------------------------------------------------------
--- Script objects: ScriptObject() makes a class table; node:CreateScriptObject("Name") instantiates it,
--- sets `instance.node`, calls Start(), then DelayedStart() before its first update; Update(timeStep),
--- PostUpdate, FixedUpdate and FixedPostUpdate are called when defined; Stop() when removed.
+-- Script objects, as Urho3D's LuaScriptInstance runs them: ScriptObject() makes a class table;
+-- node:CreateScriptObject("Name") creates a LuaScriptInstance component on the node (ComponentAdded, an id),
+-- instantiates the class with `instance.node` and `instance.instance`, and calls Start().  While the component
+-- is enabled in an enabled node, the instance is subscribed to its scene's SceneUpdate (DelayedStart once, then
+-- Update(timeStep)) and ScenePostUpdate (PostUpdate), and to the scene's physics world's PhysicsPreStep and
+-- PhysicsPostStep (FixedUpdate, FixedPostUpdate), for the methods its class defines.  These are sender-specific
+-- subscriptions, so instances run before the game's global handlers of the same event, in the order they
+-- (re)subscribed: an instance disabled and enabled again moves to the end.  Stop() when removed.
 ----------------------------------------------------------------------------------------------------
-E.script_objects = {}   -- in creation order: {instance=, node=, started=, alive=, class=}
+E.script_objects = {}   -- in creation order: {instance=, node=, component=, alive=, class_name=}
 FUNCTIONS.ScriptObject = function()
   local cls = {}
   cls.__index = cls
@@ -184,6 +203,80 @@ local function call_method(so, name, ...)
   end
 end
 
+local function has_method(so, name) return type(so.instance[name]) == "function" end
+
+local function fixed_update_source(scene)
+  for _, c in ipairs(scene.components) do
+    if c.type_name == "PhysicsWorld" or c.type_name == "PhysicsWorld2D" then return c end
+  end
+  return nil
+end
+
+local function delayed_start(so)
+  if so.delayed_start_pending then
+    so.delayed_start_pending = false
+    call_method(so, "DelayedStart")
+  end
+end
+
+-- LuaScriptInstance::SubscribeToScriptMethodEvents / UnsubscribeFromScriptMethodEvents.  The component is the
+-- receiver of these (its methods_receiver), apart from the instance's own subscriptions (self:SubscribeToEvent).
+local function subscribe_methods(so)
+  local node = so.node
+  local scene = node and node.scene
+  if scene == nil or so.subscribed then return end
+  so.subscribed = true
+  local receiver = so.methods_receiver
+  if has_method(so, "Update") or has_method(so, "DelayedStart") then
+    E.subscribe(receiver, nil, scene.proxy, "SceneUpdate", function(_, data)
+      delayed_start(so)
+      if so.alive and has_method(so, "Update") then call_method(so, "Update", data.TimeStep:GetFloat()) end
+    end)
+  end
+  if has_method(so, "PostUpdate") then
+    E.subscribe(receiver, nil, scene.proxy, "ScenePostUpdate", function(_, data)
+      call_method(so, "PostUpdate", data.TimeStep:GetFloat())
+    end)
+  end
+  local world = fixed_update_source(scene)
+  if world and has_method(so, "FixedUpdate") then
+    E.subscribe(receiver, nil, world.proxy, "PhysicsPreStep", function(_, data)
+      delayed_start(so)
+      if so.alive then call_method(so, "FixedUpdate", data.TimeStep:GetFloat()) end
+    end)
+  end
+  if world and has_method(so, "FixedPostUpdate") then
+    E.subscribe(receiver, nil, world.proxy, "PhysicsPostStep", function(_, data)
+      call_method(so, "FixedPostUpdate", data.TimeStep:GetFloat())
+    end)
+  end
+end
+
+local function unsubscribe_methods(so)
+  if not so.subscribed then return end
+  so.subscribed = false
+  E.unsubscribe_all(so.methods_receiver)
+end
+
+local function update_subscription(c)
+  local so = c.script_object
+  if so == nil or not so.alive then return end
+  if c.enabled and c.node ~= nil and c.node.enabled then subscribe_methods(so) else unsubscribe_methods(so) end
+end
+
+function E.script_object_stop(so)
+  if not so.alive then return end
+  so.alive = false
+  unsubscribe_methods(so)
+  call_method(so, "Stop")
+  E.unsubscribe_all(so)
+end
+
+E.COMPONENT_FACTORIES.LuaScriptInstance = function(c)
+  c.on_set_enabled = update_subscription
+  c.on_removed = function(x) if x.script_object then E.script_object_stop(x.script_object) end end
+end
+
 local function create_script_object(node, a, b)
   -- CreateScriptObject("ClassName") or CreateScriptObject(fileName, "ClassName")
   local class_name = b or a
@@ -194,24 +287,23 @@ local function create_script_object(node, a, b)
     E.log("ERROR", sformat("Could not find Lua table %s", tostring(class_name)))
     return nil
   end
+  local c = REC[create_component(node, "LuaScriptInstance", 0)]
   local instance = setmetatable({}, cls)
-  local so = {instance = instance, node = node, class_name = class_name, alive = true, started = false}
+  local so = {instance = instance, node = node, component = c, class_name = class_name, alive = true,
+              delayed_start_pending = true, subscribed = false, methods_receiver = {}}
+  c.script_object = so
   instance.node = node.proxy
+  instance.instance = c.proxy
   instance.subscriptions_receiver = so
   node.script_objects[#node.script_objects + 1] = so
   E.script_objects[#E.script_objects + 1] = so
   E.SCRIPT_INSTANCES[instance] = so
   call_method(so, "Start")
+  if not has_method(so, "DelayedStart") then so.delayed_start_pending = false end
+  update_subscription(c)
   return instance
 end
 E.SCRIPT_INSTANCES = setmetatable({}, {__mode = "k"})
-
-function E.script_object_stop(so)
-  if not so.alive then return end
-  so.alive = false
-  call_method(so, "Stop")
-  E.unsubscribe_all(so)
-end
 
 N.CreateScriptObject = function(self, a, b) return create_script_object(node_rec(self), a, b) end
 N.GetScriptObject = function(self, class_name)
@@ -252,18 +344,3 @@ FUNCTIONS.ScriptObject = function()
 end
 E.LUA_SCRIPT_OBJECT = FUNCTIONS.ScriptObject()
 
--- Per-frame script object callbacks, in creation order.
-function E.update_script_objects(scene, method, step)
-  local list = E.script_objects
-  local n = #list
-  for i = 1, n do
-    local so = list[i]
-    if so.alive and so.node.scene == scene and so.node.enabled then
-      if method == "Update" and not so.started then
-        so.started = true
-        call_method(so, "DelayedStart")
-      end
-      call_method(so, method, step)
-    end
-  end
-end

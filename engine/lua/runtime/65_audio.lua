@@ -24,7 +24,7 @@ M.Seek = function(self, t) comp_rec(self).position = t end
 
 -- Advance playing sources: a non-looping sound stops at its length; AutoRemoveMode applies then.
 function E.update_sound_sources(scene, step)
-  for id, c in pairs(scene.components) do
+  for id, c in pairs(scene.component_ids) do
     if c.playing and c.sound then
       c.position = c.position + step
       local snd = REC[c.sound]

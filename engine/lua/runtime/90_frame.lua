@@ -3,21 +3,23 @@ local ipairs = ipairs
 local clock, state = E.clock, E.state
 
 -- Scenes subscribe to Update when created (so they update in subscription order with the game's
--- handlers, like Urho3D's Scene::HandleUpdate) and run Scene::Update's sequence of events.
+-- handlers, like Urho3D's Scene::HandleUpdate) and run Scene::Update's sequence of events.  Script objects
+-- update from their own SceneUpdate/ScenePostUpdate subscriptions (55_components.lua).
 function E.update_scene(scene, step)
   if not scene.update_enabled or scene.removed then return end
   step = step * scene.time_scale
-  scene.elapsed = scene.elapsed + step
   local sender = scene.proxy
   E.send_event("SceneUpdate", {Scene = sender, TimeStep = step}, sender)
-  E.update_script_objects(scene, "Update", step)
+  E.send_event("AttributeAnimationUpdate", {Scene = sender, TimeStep = step}, sender)
   E.send_event("SceneSubsystemUpdate", {Scene = sender, TimeStep = step}, sender)
   if E.physics_update then E.physics_update(scene, step) end
-  E.send_event("UpdateSmoothing", {Constant = scene.smoothing_constant, SquaredSnapThreshold =
+  -- Urho3D sends the smoothing factor for this step, 1 - 2^(-step * constant), clamped to [0, 1]
+  local constant = 1.0 - math.min(math.max(2.0 ^ (-step * scene.smoothing_constant), 0.0), 1.0)
+  E.send_event("UpdateSmoothing", {Constant = constant, SquaredSnapThreshold =
     scene.snap_threshold * scene.snap_threshold}, sender)
   E.update_sound_sources(scene, step)
-  E.update_script_objects(scene, "PostUpdate", step)
   E.send_event("ScenePostUpdate", {Scene = sender, TimeStep = step}, sender)
+  scene.elapsed = scene.elapsed + step   -- after the events, as Scene::Update does
 end
 
 local base_scene_new = IMPL.Scene.new

@@ -18,12 +18,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from evidence import EvidenceError, GradeResult, Verdict
+from grader._containers import LABEL, ContainerError, client, signals_deferred, terminate_as_interrupt
 from grader.tasks import Task, battery_hash, deliverable_hash, task_hash
-from grader.verdict import GradeResult, engine_info, verify_digest
+from grader.verdict import engine_info, grader_info, task_settings_hash
 
-from .backend import LABEL, SandboxError, _signals_deferred, _terminate_as_interrupt, client
+from .image import GRADER_UID, SCRATCH, grader_image
 from .inside import VERDICT_NAME
-from .runtime import GRADER_UID, SCRATCH, grader_image
 
 LABEL_GRADING = "grader.grading"
 MAX_VERDICT_BYTES = 64 << 20
@@ -31,28 +32,29 @@ STARTUP_SECONDS = 180.0  # the container, L0 and L1 beside the task's L2 wall ti
 TMP_BYTES = 512 << 20
 
 
-class GradingError(SandboxError):
+class GradingError(ContainerError):
     """The grading container could not produce a verdict the host accepts."""
 
 
 def check_verdict(task: Task, deliverable: Path, data: bytes) -> GradeResult:
     """The container's verdict, accepted only when it is about this task, battery and deliverable, from this
-    engine, and its evidence digest matches its content."""
+    engine and grader under these settings, and its evidence digest matches its content."""
     from engine import API_VERSION
 
     try:
         doc = json.loads(data)
-        verdict, timings = doc["verdict"], {str(k): float(v) for k, v in doc["timings"].items()}
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        verdict = Verdict.from_json(doc["verdict"])
+        timings = {str(k): float(v) for k, v in doc["timings"].items()}
+    except (ValueError, KeyError, TypeError, AttributeError, EvidenceError) as exc:
         raise GradingError(f"the grading container's verdict is not readable: {exc}") from None
     expected = {"task_id": task.qualified_id, "task_hash": task_hash(task),
                 "battery_hash": battery_hash(task, API_VERSION), "deliverable_hash": deliverable_hash(deliverable),
-                "engine": engine_info()}
+                "engine": engine_info(), "grader": grader_info(), "settings_hash": task_settings_hash(task)}
     for key, value in expected.items():
-        if not isinstance(verdict, dict) or verdict.get(key) != value:
-            got = verdict.get(key) if isinstance(verdict, dict) else None
+        got = getattr(verdict, key)
+        if got != value:
             raise GradingError(f"the grading container's verdict has {key} {got!r}, expected {value!r}")
-    if not verify_digest(verdict):
+    if not verdict.digest_ok():
         raise GradingError("the grading container's verdict does not match its evidence digest")
     return GradeResult(verdict, timings)
 
@@ -109,7 +111,7 @@ def _run(task: Task, deliverable: Path, docker_client: Any, args: list[str],
             os.chown(out, GRADER_UID, GRADER_UID)
         else:
             out.chmod(0o777)
-        with _terminate_as_interrupt():
+        with terminate_as_interrupt():
             try:
                 container = docker_client.containers.create(
                     image, args, entrypoint=entrypoint, name=f"grader-grading-{grading_id}",
@@ -130,7 +132,7 @@ def _run(task: Task, deliverable: Path, docker_client: Any, args: list[str],
                 raise GradingError(f"the grading container failed: {exc}") from None
         return status, logs, _read_verdict(out)
     finally:
-        with _signals_deferred():
+        with signals_deferred():
             for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL_GRADING}={grading_id}"}):
                 with contextlib.suppress(docker.errors.DockerException):
                     c.remove(force=True)

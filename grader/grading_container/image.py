@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .image import ImageError
+from grader._containers import ImageError, has_image
 
 REPOSITORY = "grader-runtime-base"
 GRADE_REPOSITORY = "grader-grade"
@@ -48,7 +48,7 @@ NOT_FOR_GRADING = frozenset({"sqlalchemy", "alembic", "psycopg", "psycopg-binary
                              "docker", "rich"})
 STDLIB_SKIP = frozenset({"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "site-packages",
                          "__pycache__", "pydoc_data"})
-CONTEXT_DIRS = ("engine", "grader")  # what the Dockerfile copies (.dockerignore lets nothing else in)
+CONTEXT_DIRS = ("engine", "evidence", "grader")  # what the Dockerfile copies (.dockerignore lets nothing else in)
 ROOT = Path(__file__).resolve().parents[2]
 REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -231,18 +231,18 @@ def runtime_rootfs() -> RootFS:
     site = Path(sysconfig.get_paths()["purelib"])
     for dist in grading_distributions():
         for f in dist.files or []:
-            path = Path(dist.locate_file(f))
+            path = Path(str(dist.locate_file(f)))
             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
                 fs.add_host(path)
     if not str(site).startswith(str(prefix)):  # a virtual environment's own site-packages
         fs.add_dir(str(site))
-    elf = [s for s in (str(Path(e.source)) for e in fs.entries.values() if e.source)
+    elf = [s for s in (str(e.source) for e in fs.entries.values() if e.source)
            if s.endswith(".so") or ".so." in s or (os.access(s, os.X_OK) and _is_elf(Path(s)))]
-    for lib in _shared_libraries(sorted(set(elf))):
-        fs.add_host(lib)
-    from engine._fonts import FALLBACK, STOCK_FONTS, WIDE_FALLBACK
+    for shared in _shared_libraries(sorted(set(elf))):
+        fs.add_host(shared)
+    from engine import stand_in_font_files
 
-    for font in sorted({f.path for f in [*STOCK_FONTS.values(), FALLBACK, WIDE_FALLBACK]}):
+    for font in stand_in_font_files():
         if not font.is_file():
             raise ImageError(f"{font}: a stand-in font is not installed (docs/fonts.md)")
         fs.add_host(font)
@@ -321,11 +321,8 @@ def grader_image(docker_client: Any) -> str:
     for name in sorted(files):
         h.update(f"{name}\0{hashlib.sha256(files[name]).hexdigest()}\n".encode())
     ref = f"{GRADE_REPOSITORY}:{h.hexdigest()[:32]}"
-    try:
-        docker_client.images.get(ref)
+    if has_image(docker_client, ref):
         return ref
-    except docker.errors.ImageNotFound:
-        pass
     try:
         docker_client.images.build(fileobj=io.BytesIO(_context_tar(files)), custom_context=True, tag=ref,
                                    buildargs={"BASE": base}, rm=True, forcerm=True, pull=False, network_mode="none",
@@ -347,7 +344,7 @@ def _prune(docker_client: Any, repository: str, keep: str) -> None:
 
 
 def main() -> None:
-    """`python -m grader.sandbox.runtime`: build (or find) the runtime base and the grader image; print both."""
+    """`python -m grader.grading_container.image`: build (or find) the runtime base and the grader image; print both."""
     from .backend import client
 
     docker_client = client()
