@@ -26,7 +26,7 @@ from pathlib import Path
 # bench/engine.py would shadow the engine package: keep this folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from engine import Engine, EngineSettings  # noqa: E402
+from engine import Engine  # noqa: E402
 from engine._engine import boot_state  # noqa: E402
 from engine._runner import START_ENV  # noqa: E402
 from grader import l1  # noqa: E402
@@ -41,11 +41,11 @@ MODES = ("cold", "prebooted")
 def simulation_seconds(task: Task) -> float:
     """Seconds of the battery's run alone, in a Lua state booted and configured beforehand (not timed)."""
     booted = boot_state()
-    settings = EngineSettings().with_overrides(**engine_settings(task))
-    engine = Engine(task.paths.oracle, settings, entry=task.entry, booted=booted)
+    engine = Engine(task.paths.oracle, engine_settings(task), entry=task.entry, booted=booted)
     battery = task.paths.battery_main
+    manifest = [r.as_dict() for r in task.requirements]
     start = time.perf_counter()
-    engine.run_battery(battery.read_text(encoding="utf-8"), f"battery/{battery.name}")
+    engine.run_battery(battery.read_text(encoding="utf-8"), f"battery/{battery.name}", manifest)
     return time.perf_counter() - start
 
 
@@ -66,7 +66,7 @@ def main() -> int:
         for mode in MODES:
             os.environ[START_ENV] = mode
             warm = grade(task, task.paths.oracle)   # warm-up: the L1 server and (pre-booted) the zygote start
-            digests[mode] = warm.verdict["evidence_digest"]
+            digests[mode] = warm.verdict.evidence_digest
             rows = []
             for _ in range(args.runs):
                 rows.append(grade(task, task.paths.oracle).timings)

@@ -41,7 +41,7 @@ def _jobs(fuzz: int, seed: int) -> dict[str, Callable[[], tuple[str, str]]]:
         for solution in sorted(task.paths.oracle.parent.iterdir()):
             if solution.is_dir():
                 def grade(task: Any = task, solution: Path = solution) -> tuple[str, str]:
-                    result = run_l2(task, solution).as_dict()
+                    result = run_l2(task, solution).to_json()
                     return digest(result), str(result["outcome"])
                 jobs[f"{ref}/{solution.name}"] = grade
     for s in range(seed, seed + fuzz):

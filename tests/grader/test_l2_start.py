@@ -36,6 +36,6 @@ def test_every_public_solution_gives_the_same_l2_evidence_cold_and_prebooted(
         monkeypatch.setenv(START_ENV, start)
         for task, solution in shuffled[start]:
             result = run_l2(task, solution)
-            assert result.outcome == "clean", (solution, result.errors[:1])
-            graded[start][f"{task.qualified_id}/{solution.name}"] = digest(result.as_dict())
+            assert result.outcome.value == "clean", (solution, result.errors[:1])
+            graded[start][f"{task.qualified_id}/{solution.name}"] = digest(result.to_json())
     assert graded["cold"] == graded["prebooted"]
