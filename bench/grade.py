@@ -26,11 +26,9 @@ from pathlib import Path
 # bench/engine.py would shadow the engine package: keep this folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from engine import Engine  # noqa: E402
-from engine._engine import boot_state  # noqa: E402
-from engine._runner import START_ENV  # noqa: E402
+from engine import START_ENV, Engine, boot_state  # noqa: E402
 from grader import l1  # noqa: E402
-from grader.levels._l2 import engine_settings  # noqa: E402
+from grader.levels import engine_settings  # noqa: E402
 from grader.pipeline import grade  # noqa: E402
 from grader.tasks import Task, find_task  # noqa: E402
 

@@ -25,8 +25,7 @@ import click
 if __package__ in (None, ""):  # run as a script: make the repository's packages importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import digest
-from engine._runner import START_ENV
+from engine import START_ENV, digest
 from grader.levels import run_l2
 from grader.tasks import find_task
 from tests.engine.fuzz_surfaces import evidence_digest, generate, run_program
