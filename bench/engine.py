@@ -14,11 +14,20 @@ The Yoga case is a urhox-libs-sized layout of 300 nodes (a root, 20 rows of 14 i
 styled once; every frame one item's width changes, the tree is laid out again and every node's left, top, width
 and height are read.  It prints the cost per frame and the YG calls per second of a loop of style setters (each
 one crossing into Yoga).
+
+The instruction budget's cost: game-code workloads (recursive calls, numeric loops over tables, ipairs, a branchy
+while loop, method calls on objects, string building, coroutines) run in the game's sandbox of a configured engine,
+charged by the VM's budget counter (engine/native/budget.c), against the same chunk marked as engine code, which the
+VM never charges: the same Lua loop with no hook and no charge at all (the floor).  Beside it, for reference, the
+count hook the engine used before (a Lua hook every 1,000 instructions that asks debug.getinfo whether engine code
+is running).  The 100-node scene is measured the same way (its handler charged, then not).  Each figure is the best
+of --reps runs, the modes interleaved.  Target: at most 1.1x the floor.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import tempfile
 import time
@@ -214,10 +223,139 @@ def measure(count: int, seconds: float) -> tuple[float, float]:
     return wall, floor
 
 
+WORKLOADS = {
+    "calls (fib 27)": """
+        local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+        return fib(27)""",
+    "numeric for, table writes": """
+        local t = {}
+        for i = 1, 3000000 do t[(i % 1000) + 1] = i * 2 end
+        return #t""",
+    "ipairs sum": """
+        local t = {}
+        for i = 1, 1000 do t[i] = i end
+        local acc = 0
+        for _ = 1, 3000 do for _, v in ipairs(t) do acc = acc + v end end
+        return acc""",
+    "branchy while": """
+        local i, x = 0, 0
+        while i < 5000000 do
+          i = i + 1
+          if i % 3 == 0 then x = x + 1 elseif i % 5 == 0 then x = x - 1 end
+        end
+        return x""",
+    "methods on objects": """
+        local V = {}
+        V.__index = V
+        local function new(x, y) return setmetatable({x = x, y = y}, V) end
+        function V:add(o) return new(self.x + o.x, self.y + o.y) end
+        function V:len2() return self.x * self.x + self.y * self.y end
+        local acc, v, d = 0, new(0, 0), new(1, 2)
+        for _ = 1, 500000 do v = v:add(d); acc = acc + v:len2() % 7 end
+        return acc""",
+    "string building": """
+        local parts = {}
+        for i = 1, 200000 do parts[#parts + 1] = ("%d:%s"):format(i, ("x"):rep(i % 7)) end
+        local s = table.concat(parts, ",")
+        local n = 0
+        for w in s:gmatch("[^,]+") do n = n + #w end
+        return n""",
+    "coroutines": """
+        local co = coroutine.wrap(function() local i = 0 while true do i = i + 1 coroutine.yield(i) end end)
+        local acc = 0
+        for _ = 1, 300000 do acc = acc + co() end
+        return acc""",
+}
+
+# The count hook the engine used before the budget moved into the VM (engine/lua/boot.lua at grader.1): a Lua
+# hook every 1,000 instructions that asks whether engine code is running.
+OLD_HOOK = """
+local dgetinfo, ssub, dsethook = debug.getinfo, string.sub, debug.sethook
+local state = {instructions = 0}
+local function hook()
+  local info = dgetinfo(2, "S")
+  local in_engine = info and ssub(info.source, 1, 8) == "@engine/"
+  if in_engine then return end
+  state.instructions = state.instructions + 1000
+end
+return function(on) if on then dsethook(hook, "", 1000) else dsethook() end end
+"""
+
+
+def budget_cost(reps: int) -> list[tuple[str, float, float, float]]:
+    """(workload, charged s, floor s, old hook s): best of `reps`, in a configured engine's game sandbox."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "scripts").mkdir()
+        (Path(tmp) / "scripts" / "main.lua").write_text("function Start() end\n")
+        engine = Engine(Path(tmp))
+        engine.start()
+        compile_game = engine.runtime.eval(
+            "function(src, name, env) return assert(load(src, '=' .. name, 't', env)) end")
+        unmetered = engine.E.unmetered
+        old_hook = unmetered(compile_game(OLD_HOOK, "old hook", engine.E))()   # it was engine code
+        clock = engine.runtime.eval("os.clock")
+        rows = []
+        for name, src in WORKLOADS.items():
+            charged = compile_game(src, name, engine.game_env)
+            floor = unmetered(compile_game(src, name, engine.game_env))
+            best = {"charged": float("inf"), "floor": float("inf"), "hook": float("inf")}
+            for _ in range(reps):
+                for mode, fn in (("charged", charged), ("floor", floor), ("hook", floor)):
+                    if mode == "hook":
+                        old_hook(True)
+                    engine.E.enter_game()
+                    start = clock()
+                    fn()
+                    elapsed = clock() - start
+                    engine.E.leave_game()
+                    if mode == "hook":
+                        old_hook(False)
+                    best[mode] = min(best[mode], elapsed)
+            rows.append((name, best["charged"], best["floor"], best["hook"]))
+        assert engine.E.debug.getbudget() > 0, "the workloads ran out of budget"
+    return rows
+
+
+def scene_budget_cost(seconds: float, reps: int) -> tuple[float, float]:
+    """CPU seconds of the 100-node scene with its handler charged, and with it marked as engine code."""
+    best = {True: float("inf"), False: float("inf")}
+    for _ in range(reps):
+        for charged in (True, False):
+            with tempfile.TemporaryDirectory() as tmp:
+                (Path(tmp) / "scripts").mkdir()
+                (Path(tmp) / "scripts" / "main.lua").write_text(GAME.replace("{count}", "100"))
+                engine = Engine(Path(tmp))
+                engine.start()
+                if not charged:
+                    engine.E.unmetered(engine.game_env["HandleUpdate"])
+                start = time.process_time()
+                engine.run_seconds(seconds)
+                best[charged] = min(best[charged], time.process_time() - start)
+                assert engine.report().outcome == "clean", engine.report().errors[:1]
+    return best[True], best[False]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="engine throughput")
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--reps", type=int, default=7, help="runs of each budget-cost workload (best is kept)")
     args = parser.parse_args()
+    print("instruction budget (VM counter) against the floor (the same chunk, never charged), best of "
+          f"{args.reps}:")
+    header = ("workload (CPU s)", "charged s", "floor s", "ratio", "old hook s", "old ratio")
+    print("{:<28} {:>10} {:>9} {:>7} {:>11} {:>10}".format(*header))
+    ratios = []
+    for name, charged, floor, hook in budget_cost(args.reps):
+        ratios.append(charged / floor)
+        print(f"{name:<28} {charged:>10.4f} {floor:>9.4f} {charged / floor:>7.3f} {hook:>11.4f} "
+              f"{hook / floor:>10.3f}")
+    charged_scene, floor_scene = scene_budget_cost(args.seconds, args.reps)
+    ratios.append(charged_scene / floor_scene)
+    print(f"{'100-node scene (handler)':<28} {charged_scene:>10.4f} {floor_scene:>9.4f} "
+          f"{charged_scene / floor_scene:>7.3f}")
+    print(f"worst ratio {max(ratios):.3f}, geometric mean "
+          f"{math.exp(sum(math.log(r) for r in ratios) / len(ratios)):.3f}; target: at most 1.1x the floor")
+    print()
     header = ("scene", "sim s", "wall s", "sim s / wall s", "pure-Lua floor s", "engine/floor")
     print("{:>12} {:>6} {:>8} {:>15} {:>17} {:>13}".format(*header))
     for count in (100, 1000):

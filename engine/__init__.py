@@ -1,12 +1,12 @@
 """The headless UrhoX runtime: Lua 5.4 (deterministic lupa build), the Urho3D-compatible API, the battery harness."""
 
-from ._engine import Engine, RunReport, to_python
+from ._engine import BootedState, Engine, RunReport, boot_state, to_python
 from ._errors import BadInputError, EngineError, SetupError
 from ._evidence import canonical_json, digest, run_evidence
 from ._fonts import stand_in_font_files
 from ._platform import ServicesError, services_setting
 from ._registry import Registry, default_registry, load_registry
-from ._runner import OUTCOMES, RunRequest, execute, run_in_subprocess
+from ._runner import OUTCOMES, START_ENV, START_MODES, RunRequest, execute, run_in_subprocess
 from ._settings import SETTINGS, EngineSettings
 from ._stubs import stub_files, write_stubs
 from ._version import API_VERSION, ENGINE_NAME, ENGINE_VERSION, engine_build, tree_build
@@ -17,7 +17,10 @@ __all__ = [
     "ENGINE_VERSION",
     "OUTCOMES",
     "SETTINGS",
+    "START_ENV",
+    "START_MODES",
     "BadInputError",
+    "BootedState",
     "Engine",
     "EngineError",
     "EngineSettings",
@@ -26,6 +29,7 @@ __all__ = [
     "RunRequest",
     "ServicesError",
     "SetupError",
+    "boot_state",
     "canonical_json",
     "default_registry",
     "digest",

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ._errors import BadInputError, EngineError, SetupError
-from ._runner import RunRequest, execute, run_in_subprocess, worker_main
+from ._runner import START_ENV, START_MODES, RunRequest, execute, run_in_subprocess, worker_main
 from ._settings import SETTINGS
 
 LIBS_ENV = "GRADER_LUA_LIBS"
@@ -40,9 +40,12 @@ def cli() -> None:
 @click.option("--dump", type=click.Path(dir_okay=False, path_type=Path), help="write the scene dump here (JSON)")
 @click.option("--scripted-input", is_flag=True, help="inject seeded random key, mouse and touch input")
 @click.option("--in-process", is_flag=True, help="run in this process (no wall-clock kill)")
+@click.option("--start", type=click.Choice(START_MODES), default=None,
+              help=f"start the run's process forked from a pre-booted engine or cold [default: ${START_ENV} or "
+                   "prebooted]; the report is the same (docs/engine-runs.md)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON summary object")
 def run(game_dir: Path, seconds: float, battery: Path | None, libs: tuple[str, ...], dump: Path | None,
-        scripted_input: bool, in_process: bool, as_json: bool) -> None:
+        scripted_input: bool, in_process: bool, start: str | None, as_json: bool) -> None:
     if not game_dir.is_dir():
         click.echo(f"Error: {game_dir}: not a game folder", err=True)
         sys.exit(2)
@@ -54,7 +57,7 @@ def run(game_dir: Path, seconds: float, battery: Path | None, libs: tuple[str, .
         lib_dirs=_lib_dirs(libs), scripted_input=scripted_input, dump=dump is not None,
     )
     try:
-        report = execute(request) if in_process else run_in_subprocess(request)
+        report = execute(request) if in_process else run_in_subprocess(request, start=start)
     except (BadInputError, SetupError) as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)
@@ -127,6 +130,14 @@ def stubs(out_dir: Path) -> None:
 @click.argument("result_path")
 def worker(result_path: str) -> None:
     sys.exit(worker_main(result_path))
+
+
+@cli.command("_zygote", hidden=True)
+@click.argument("control_fd", type=int)
+def zygote(control_fd: int) -> None:
+    from ._zygote import serve
+
+    sys.exit(serve(control_fd))
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from . import _lua
 from ._errors import BadInputError
 from ._files import ModuleResolver, read_tree
-from ._fonts import STOCK_FONTS, FontError, font_metrics, system_font_metrics
+from ._fonts import STOCK_FONTS, FontError, font_metrics, system_font_metrics, warm_system_fonts
 from ._platform import ServicesError, parse_services
 from ._registry import Registry, default_registry
 from ._settings import EngineSettings
@@ -73,11 +73,103 @@ class RunReport:
         }
 
 
+class _Host:
+    """The Python side of a Lua state: the host functions Lua calls, and the game's memory limit.
+
+    Lua takes these functions at the generic boot (engine/lua/boot.lua), before any run exists, so they serve
+    whichever Engine the state was configured for (`engine`).
+    """
+
+    def __init__(self, runtime: Any) -> None:
+        self.runtime = runtime
+        self.engine: Engine | None = None
+        self.memory_limit = 0          # none while booting; the run's from E.configure on
+        self._depth = 0
+        # engine code (unmetered), so collecting for the engine's sake is never charged to the game's budget
+        self._collect = runtime.eval(
+            "debug.unmetered(load('collectgarbage()', '@engine/collect', 't', {collectgarbage = collectgarbage}))")
+
+    def _run(self) -> Engine:
+        if self.engine is None:
+            raise RuntimeError("no run is configured in this Lua state yet")
+        return self.engine
+
+    def find_module(self, name: str) -> tuple[str, str, str] | tuple[None, str]:
+        return self._run().resolver.find(name)
+
+    def font_metrics(self, kind: str, key: str) -> Any:
+        return self._run()._font_metrics(kind, key)
+
+    # Memory the engine allocates for itself.  lupa cannot recover from a failed Lua allocation while it converts a
+    # Python value (a returned string or tuple, table_from): the error unwinds through its C code and leaves the
+    # interpreter hung or corrupted.  So every hand-over from Python to Lua runs without the game's memory limit
+    # (the Lua side wraps such host calls in E.host_call); the limit applies again right after, and the game's
+    # next allocation beyond it fails as usual, in Lua.
+    def unmeter(self) -> None:
+        if self._depth == 0:
+            self.runtime.set_max_memory(0)
+        self._depth += 1
+
+    def meter(self) -> None:
+        self._depth -= 1
+        if self._depth == 0 and self.memory_limit:
+            if self.runtime.get_memory_used() > self.memory_limit:
+                self._collect()   # what the engine made for itself is garbage by now
+            self.runtime.set_max_memory(self.memory_limit)
+
+    def set_memory_limit(self, limit: int) -> None:
+        self.memory_limit = limit
+        if self._depth == 0:
+            self.runtime.set_max_memory(limit)
+
+
+@dataclass
+class BootedState:
+    """A Lua state after the generic boot (engine/lua/boot.lua, step 1): the runtime, the registry bound, no run.
+
+    One Engine configures it, once.  `boot_state()` makes one; the pre-booted engine (engine/_zygote.py) makes one
+    per process and forks a run from it, so each run starts from the same state as a cold process's.
+    """
+
+    runtime: Any
+    E: Any
+    host: _Host
+    claimed: bool = False
+
+    def claim(self) -> None:
+        if self.claimed:
+            raise RuntimeError("a booted Lua state runs one game only")
+        self.claimed = True
+
+
+def boot_state(registry: Registry | None = None) -> BootedState:
+    """Step 1 of the boot: a fresh Lua state with the engine's Lua loaded and the registry bound (no settings).
+
+    It also reads the stock fonts' metrics (Python only; the Lua state gets a font when a run asks for it).
+    """
+    warm_system_fonts()
+    runtime = _lua.new_runtime(0)
+    host = _Host(runtime)
+    env = _lua.boot(runtime, registry or default_registry(), {
+        "resources": stock_resources(),
+        "find_module": host.find_module,
+        "font_metrics": host.font_metrics,
+        "builtin_fonts": sorted(STOCK_FONTS),
+        "yoga": YogaHost().lua_api(),
+        "unmeter": host.unmeter,
+        "meter": host.meter,
+    })
+    return BootedState(runtime, env, host)
+
+
 class Engine:
     """A game loaded into a fresh, sandboxed Lua state.
 
     >>> engine = Engine(Path("mygame"))      # doctest: +SKIP
     >>> engine.start(); engine.run_seconds(2.0); engine.report().outcome
+
+    `booted` is a state from `boot_state()` to configure instead of booting one (the pre-booted engine's way); the
+    run is the same either way.
     """
 
     def __init__(
@@ -87,7 +179,10 @@ class Engine:
         lib_dirs: Sequence[Path] = (),
         entry: str = DEFAULT_ENTRY,
         registry: Registry | None = None,
+        booted: BootedState | None = None,
     ) -> None:
+        if registry is not None and booted is not None:
+            raise ValueError("give a registry or a booted state, not both (the state was booted with its own)")
         self.settings = settings or EngineSettings()
         self.game_dir = Path(game_dir)
         self.files = read_tree(self.game_dir)
@@ -102,57 +197,30 @@ class Engine:
             raise BadInputError(f"setting 'services': {exc}") from None
         self.entry = entry
         self.resolver = ModuleResolver(self.files, [Path(p) for p in lib_dirs])
-        self.runtime = _lua.new_runtime(self.settings.memory_limit)
-        self._unmetered_depth = 0
-        self._collect = self.runtime.eval(   # engine code for the budget hook (its chunk name starts @engine/)
-            "load('collectgarbage()', '@engine/collect', 't', {collectgarbage = collectgarbage})")
+        booted = booted if booted is not None else boot_state(registry)
+        booted.claim()
+        self.runtime = booted.runtime
+        self.E = booted.E
+        self._host = booted.host
+        self._host.engine = self
+        # Step 2 of the boot (engine/lua/boot.lua): the run's settings and files, the seed and the instruction
+        # budget; then the game's memory limit.
         config = self.settings.as_dict()
         config["safe_area"] = list(self.settings.safe_area)
         config["entry"] = entry
         config["services"] = services
-        host = {
-            "config": config,
-            "files": self.files,
-            "resources": stock_resources(),
-            "find_module": self.resolver.find,
-            "font_metrics": self._font_metrics,
-            "builtin_fonts": sorted(STOCK_FONTS),
-            "yoga": YogaHost().lua_api(),
-            "unmeter": self._unmeter,
-            "meter": self._meter,
-        }
-        self.E = _lua.boot(self.runtime, registry or default_registry(), host)
-        self.E.math.randomseed(self.settings.seed)
-        self.game_env = self.E.make_game_env()
-        self.E.game_env = self.game_env
-        self.E.install_hook()
-        self._battery_env: Any = None
-
-    # Memory the engine allocates for itself.  lupa cannot recover from a failed Lua allocation while it converts a
-    # Python value (a returned string or tuple, table_from): the error unwinds through its C code and leaves the
-    # interpreter hung or corrupted.  So every hand-over from Python to Lua runs without the game's memory limit
-    # (the Lua side wraps such host calls in E.host_call); the limit applies again right after, and the game's
-    # next allocation beyond it fails as usual, in Lua.
-    def _unmeter(self) -> None:
-        if self._unmetered_depth == 0:
-            self.runtime.set_max_memory(0)
-        self._unmetered_depth += 1
-
-    def _meter(self) -> None:
-        self._unmetered_depth -= 1
-        if self._unmetered_depth == 0:
-            if self.runtime.get_memory_used() > self.settings.memory_limit:
-                self._collect()   # what the engine made for itself is garbage by now
-            self.runtime.set_max_memory(self.settings.memory_limit)
+        run = _lua.lua_table(self.runtime, {"config": config, "files": self.files})
+        self.game_env = self.E.configure(run)
+        self._host.set_memory_limit(self.settings.memory_limit)
 
     @contextmanager
     def unmetered(self) -> Iterator[None]:
         """Python driving Lua for the engine's own sake (input, the report): not charged to the game's memory."""
-        self._unmeter()
+        self._host.unmeter()
         try:
             yield
         finally:
-            self._meter()
+            self._host.meter()
 
     def _font_metrics(self, kind: str, key: str) -> Any:
         """A font's metrics as a Lua table (read once per font and run; see engine/_fonts.py), or (nil, why)."""
@@ -191,9 +259,8 @@ class Engine:
         return int(self.E.clock.frame)
 
     def battery_env(self) -> Any:
-        if self._battery_env is None:
-            self._battery_env = self.E.make_battery_env()
-        return self._battery_env
+        """The battery's privileged environment (made at the boot, engine/lua/harness.lua)."""
+        return self.E.battery_env
 
     def run_battery(self, source: str, chunkname: str, manifest: Sequence[dict[str, Any]] | None = None) -> bool:
         """Run battery Lua in its privileged environment; False if it could not be loaded or raised.

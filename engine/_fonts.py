@@ -127,6 +127,16 @@ def system_font_metrics(name: str) -> tuple[dict[str, Any], str | None]:
     return metrics, warning
 
 
+def warm_system_fonts() -> None:
+    """Read every installed stand-in font's metrics now (part of the generic boot, engine/_engine.py boot_state):
+    a pre-booted run then measures text without importing fontTools or parsing a stock font."""
+    for name in sorted({*STOCK_FONTS, FALLBACK_FONT}):
+        try:
+            system_font_metrics(name)
+        except FontError:
+            continue   # not installed: the run that asks for it reports it
+
+
 def missing_system_fonts() -> list[str]:
     """Stand-in font files that are not installed, as 'package: path'."""
     fonts = {*STOCK_FONTS.values(), FALLBACK}

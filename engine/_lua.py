@@ -41,8 +41,8 @@ def _deny_attributes(obj: object, attr_name: object, is_setting: bool) -> object
     raise AttributeError("Python attributes are not reachable from Lua")
 
 
-def new_runtime(memory_limit: int) -> Any:
-    """A fresh Lua 5.4 state with no `python` module and every Python attribute hidden."""
+def new_runtime(memory_limit: int = 0) -> Any:
+    """A fresh Lua 5.4 state with no `python` module and every Python attribute hidden (0: no memory limit yet)."""
     lua54 = _lupa()
     runtime = lua54.LuaRuntime(
         register_eval=False,
@@ -90,8 +90,14 @@ def lua_table(runtime: Any, value: Any) -> Any:
 
 
 def boot(runtime: Any, registry: Registry, host: dict[str, Any]) -> Any:
-    """Run boot.lua, the sandbox, every runtime module in name order and the binder; return E."""
-    loader = runtime.eval("function(src, name) return assert(load(src, '@' .. name, 't')) end")
+    """Run boot.lua, the sandbox, every runtime module in name order, the binder and the harness; return E.
+
+    This is the generic step of the boot (boot.lua explains the two): `host` holds nothing of a run (no settings,
+    no files), and E.configure(run) must follow before a game runs.  All this code is the engine's own: it is
+    marked unmetered, so the instruction budget never charges it.
+    """
+    loader = runtime.eval(
+        "function(src, name) return debug.unmetered(assert(load(src, '@' .. name, 't'))) end")
     boot_fn = loader((LUA_DIR / "boot.lua").read_text(), "engine/boot.lua")
     env = boot_fn(lua_table(runtime, dict(host, registry=registry_to_plain(registry))))
     load_module: Callable[..., Any] = env["load_module"]
@@ -101,4 +107,5 @@ def boot(runtime: Any, registry: Registry, host: dict[str, Any]) -> Any:
         load_module(f"engine/runtime/{path.name}", path.read_text())
     load_module("engine/bind.lua", (LUA_DIR / "bind.lua").read_text())
     load_module("engine/harness.lua", (LUA_DIR / "harness.lua").read_text())
+    env.finish_boot()
     return env

@@ -15,7 +15,9 @@ class Setting:
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("time_step", 1 / 60, "fixed simulated seconds per frame"),
-    Setting("instruction_budget", 2_000_000_000, "game-code Lua instructions a run may execute (sampled every 1000)"),
+    Setting("instruction_budget", 2_000_000_000,
+            "game-code Lua instructions a run may execute, as the VM counts them: a loop iteration counts its "
+            "body's instructions, a call of a game function 4 (docs/engine-runs.md)"),
     Setting("memory_limit", 512 * 1024 * 1024, "bytes of Lua memory a run may hold"),
     Setting("wall_seconds", 120.0, "wall-clock seconds before the run's process is killed"),
     Setting("sim_seconds_limit", 3600.0, "most simulated seconds a run (or its battery) may advance"),

@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 ENGINE_NAME = "grader-urhox-headless"
-ENGINE_VERSION = "0.2.0"
+ENGINE_VERSION = "0.3.0"
 API_VERSION = "1"
 
 ROOT = Path(__file__).resolve().parent

@@ -2,6 +2,16 @@
 -- It builds E, the privileged environment shared by the engine's own modules, and the
 -- sandbox environments for the game (agent) and the battery.  Nothing here is reachable
 -- from the game's code: the game only ever sees the tables made by make_game_env.
+--
+-- Booting has two steps, in this order in every process (engine/_lua.py):
+--   1. generic: this file, the sandbox, the runtime modules, the binder and the harness run with the host's
+--      run-independent parts (the registry, stock resources, the host functions); nothing may read the run's
+--      settings yet (E.host.config raises when read);
+--      It ends with the game's and the battery's environments (E.finish_boot).
+--   2. E.configure(run): the run's settings and files arrive, each module's configure step runs (in the
+--      order the modules registered them with E.on_configure), then the seed and the instruction budget.
+-- A pre-booted engine (engine/_zygote.py) does step 1 once and step 2 in each forked run; a cold process does
+-- both.  The Lua state sees the same sequence of allocations either way, so the evidence cannot tell them apart.
 local host = ...
 
 local E = {}
@@ -39,7 +49,7 @@ local error, type, setmetatable, rawget, rawset, pairs, ipairs, select, tostring
   error, type, setmetatable, rawget, rawset, pairs, ipairs, select, tostring
 local sformat, sbyte, ssub, sfind, sgsub, srep = string.format, string.byte, string.sub, string.find, string.gsub, string.rep
 local tconcat, tsort, tunpack, tinsert = table.concat, table.sort, table.unpack, table.insert
-local dgetmt, dsethook, dtraceback = debug.getmetatable, debug.sethook, debug.traceback
+local dgetmt, dtraceback = debug.getmetatable, debug.traceback
 local raw_pcall, raw_xpcall, raw_load = pcall, xpcall, load
 local co_create, co_resume, co_wrap, co_status, co_running = coroutine.create, coroutine.resume, coroutine.wrap,
   coroutine.status, coroutine.running
@@ -48,8 +58,16 @@ E.dgetmt = dgetmt
 E.string_mt = dgetmt("")
 E.string_mt.__metatable = false
 
-local config = host.config
+-- The run's settings: filled in by E.configure; read before that, they raise (a module that read one while
+-- booting would keep a value of no run in particular, so the boot fails loudly instead).
+local config = setmetatable({}, {__index = function(_, key)
+  error("engine: setting '" .. tostring(key) .. "' read while booting, before E.configure", 2)
+end})
+host.config = config
 E.REGISTRY = host.registry
+local CONFIGURE = {}
+-- fn(config) runs at E.configure, after the run's settings are in `config`, in registration order.
+function E.on_configure(fn) CONFIGURE[#CONFIGURE + 1] = fn end
 
 ----------------------------------------------------------------------------------------------------
 -- Run state and limits
@@ -59,39 +77,28 @@ E.ABORT = ABORT
 E.state = {
   frame = 0,            -- frames completed
   aborted = nil,        -- nil | "budget" | "memory" | "exit" | "missing_api" (string: why the run stopped)
-  instructions = 0,
   errors = {},          -- {message, traceback, frame, phase}
   log = {},             -- {level, message, frame}
   missing = {},         -- set of missing API names touched
   missing_order = {},
 }
 local state = E.state
-local budget = config.instruction_budget
-local HOOK_STEP = 1000
 
+-- The instruction budget is counted by the VM (engine/native/budget.c): game code's loops charge the length of
+-- their body at each backward jump and each call of a game function charges 1; the engine's own code (loaded
+-- through E.load_module and marked with debug.unmetered) is never charged, so the engine's work costs nothing.
+-- When the budget runs out the VM calls budget_out and raises what it returns; from then on the first game (or
+-- battery) instruction to run, in any coroutine, raises again, so no pcall can swallow the abort.  The engine's
+-- own code runs on, to unwind.
+local dsetbudget, dunmetered = debug.setbudget, debug.unmetered
 local dgetinfo, ssub_ = debug.getinfo, string.sub
-local function budget_hook()
-  -- The hook fires every HOOK_STEP instructions; a step is charged to the game only when the game's (or the
-  -- battery's) code is running at that moment, so the engine's own work (NanoVG, UI layout) costs nothing.
-  -- Same instructions, same sampling points: the count is deterministic.
-  local info = dgetinfo(2, "S")
-  local in_engine = info and ssub_(info.source, 1, 8) == "@engine/"
-  if in_engine and not state.aborted then return end
-  local n = state.instructions + HOOK_STEP
-  state.instructions = n
-  if n > budget then
-    if not state.aborted then state.aborted = "budget" end
-    -- From now on fire on every instruction, and stop the first game (or battery) instruction that runs:
-    -- no pcall in game code can swallow the abort.  The engine's own code is let through to unwind.
-    dsethook(co_running(), budget_hook, "", 1)
-    if in_engine then return end
-    error(ABORT, 0)
-  end
+local function budget_out()
+  if not state.aborted then state.aborted = "budget" end
+  return ABORT
 end
-function E.install_hook(co)
-  if co then dsethook(co, budget_hook, "", HOOK_STEP) else dsethook(budget_hook, "", HOOK_STEP) end
-end
-function E.remove_hook() dsethook() end
+E.unmetered = dunmetered
+function E.arm_budget(units) dsetbudget(units, budget_out) end
+function E.disarm_budget() dsetbudget(nil) end
 
 function E.abort(reason)
   if not state.aborted then state.aborted = reason end
@@ -225,7 +232,30 @@ end
 function E.load_module(chunkname, source)
   local fn, err = raw_load(source, "@" .. chunkname, "t", E)
   if not fn then error(err, 0) end
-  return fn()
+  return dunmetered(fn)()
+end
+
+----------------------------------------------------------------------------------------------------
+-- Step 2 of the boot: the run's settings and files (see the top of this file).
+----------------------------------------------------------------------------------------------------
+-- The end of step 1: the game's and the battery's environments depend on no setting (their functions read the
+-- settings when called), so they are made once here rather than in every run.
+function E.finish_boot()
+  E.game_env = E.make_game_env()
+  E.battery_env = E.make_battery_env()
+end
+
+local configured = false
+function E.configure(run)
+  if configured then error("engine: E.configure runs once per state", 2) end
+  configured = true
+  setmetatable(config, nil)
+  for _, key in ipairs(E.sorted_keys(run.config)) do config[key] = run.config[key] end
+  host.files = run.files
+  for _, fn in ipairs(CONFIGURE) do fn(config) end
+  E.math.randomseed(config.seed)
+  E.arm_budget(config.instruction_budget)
+  return E.game_env
 end
 
 return E

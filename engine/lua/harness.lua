@@ -165,8 +165,8 @@ end
 -- the harness table
 ----------------------------------------------------------------------------------------------------
 local h = {}
-local entry = E.host.config.entry
-function h.start() return with_game(E.start, entry) end
+local config = E.host.config
+function h.start() return with_game(E.start, config.entry) end
 function h.run_frames(n)
   n = mfloor(n)
   return with_game(E.run_frames, n)

@@ -129,11 +129,7 @@ function E.make_game_env()
     end
     return co_yield(...)
   end
-  co.create = function(f)
-    local c = co_create(f)
-    E.install_hook(c)
-    return c
-  end
+  co.create = co_create   -- the VM counts every coroutine's instructions against the same budget
   co.resume = function(c, ...)
     return after_protected(co_resume(c, ...))
   end

@@ -1,10 +1,13 @@
-"""Same game, same engine: bit-identical evidence in fresh processes started at different times."""
+"""Same game, same engine: bit-identical evidence in fresh processes started at different times, cold or forked from
+the pre-booted engine, in any order and after any other deliverable."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from engine import RunRequest, run_evidence, run_in_subprocess
 
@@ -43,8 +46,9 @@ end
 """
 
 
-def _digest(game: Path) -> str:
-    report = run_in_subprocess(RunRequest(game_dir=str(game), seconds=2.0, scripted_input=True, dump=True))
+def _digest(game: Path, start: str | None = None, seconds: float = 2.0) -> str:
+    report = run_in_subprocess(RunRequest(game_dir=str(game), seconds=seconds, scripted_input=True, dump=True),
+                               start=start)
     report["scene"] = report.get("scene")
     return run_evidence(report)["digest"] + ":" + str(len(report["log"])) + ":" + str(report["outcome"])
 
@@ -52,11 +56,40 @@ def _digest(game: Path) -> str:
 def test_pairs_order_sensitive_game_is_bit_identical_across_processes(make_game: Callable[..., Path]) -> None:
     game = make_game(ORDER_SENSITIVE)
     digests = []
-    for _ in range(4):
-        digests.append(_digest(game))
+    for i in range(4):
+        digests.append(_digest(game, start=("cold", "prebooted")[i % 2]))
         time.sleep(1.1)  # a different time(NULL) in each process: stock Lua would reseed
     assert digests[0].endswith(":clean")
     assert len(set(digests)) == 1, digests
+
+
+OTHERS = (
+    "function Start() local t = nil; t.x = 1 end",                                    # an error
+    "function Start() SubscribeToEvent('Update', function() while true do end end) end",   # the budget
+    "function Start() local t = {} for i = 1, 1e9 do t[i] = ('x'):rep(100) .. i end end",  # the memory cap
+    ORDER_SENSITIVE.replace("acc % 7", "acc % 5"),                                      # a near twin
+    "local vg function Start() vg = nvgCreate(1) nvgCreateFont(vg, 'f', 'Fonts/Anonymous Pro.ttf')\n"
+    "  SubscribeToEvent(vg, 'NanoVGRender', function() nvgBeginFrame(vg, 10, 10, 1) nvgText(vg, 1, 1, 'x')\n"
+    "  nvgEndFrame(vg) end) local r = YGNodeNew() for i = 1, 50 do YGNodeInsertChild(r, YGNodeNew(), 0) end end",
+)
+
+
+@pytest.mark.parametrize("order", ["cold first", "prebooted first", "interleaved"])
+def test_cold_and_prebooted_evidence_is_the_same_in_any_order(make_game: Callable[..., Path], order: str) -> None:
+    """The same deliverable graded cold and pre-booted, before and after other deliverables (each run with a small
+    budget and memory cap, so they end in their limits), gives one digest."""
+    game = make_game(ORDER_SENSITIVE)
+    others = [make_game(src) for src in OTHERS]
+    small = {"instruction_budget": 3_000_000, "memory_limit": 32 * 1024 * 1024}
+    starts = {"cold first": ["cold", "prebooted"] * 2, "prebooted first": ["prebooted", "cold"] * 2,
+              "interleaved": ["prebooted", "prebooted", "cold", "cold"]}[order]
+    digests = []
+    for i, start in enumerate(starts):
+        for other in others[i % 2::2] if i % 3 else others:
+            run_in_subprocess(RunRequest(game_dir=str(other), seconds=0.3, settings=small), start=start)
+        digests.append(_digest(game, start=start, seconds=1.0))
+    assert digests[0].endswith(":clean")
+    assert len(set(digests)) == 1, list(zip(starts, digests, strict=True))
 
 
 def test_the_scene_dump_is_part_of_what_is_compared(make_game: Callable[..., Path]) -> None:

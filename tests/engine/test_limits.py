@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine import Engine, EngineSettings
+from engine.testing import lua, new_engine
 
 SMALL = EngineSettings(instruction_budget=5_000_000, memory_limit=48 * 1024 * 1024)
 
@@ -31,6 +32,13 @@ def run(game: Path, frames: int = 10) -> tuple[str, Engine]:
         "function Start() local co = coroutine.create(function() while true do end end)\n"
         "  while true do coroutine.resume(co) end end",
         "function Start() ('x'):rep(100):gsub('x', function() while true do end end) end",
+        "function Start() local function f() return f() end f() end",
+        "function Start() local x = 0 repeat x = x + 1 until x < 0 end",
+        "function Start() ::again:: goto again end",
+        "function Start() local t = setmetatable({}, {__index = function(t, k) return t[k + 1] end}) while true do\n"
+        "  pcall(function() return t[1] end) end end",
+        "function Start() table.sort({3, 2, 1}, function(a, b) while true do end end) end",
+        "function Start() load('while true do end', '@engine/runtime/90_frame.lua')() end",   # no name escapes it
     ],
 )
 def test_infinite_loops_exhaust_the_budget(make_game: Callable[..., Path], source: str) -> None:
@@ -110,3 +118,82 @@ def test_bytes_that_are_not_utf8_never_crash_the_report(make_game: Callable[...,
     again.start()
     again.run_frames(2)
     assert again.report().as_dict() == report.as_dict()
+
+
+def _charged(engine: Engine, code: str) -> int:
+    """Budget units the VM charges for running `code` in the game's sandbox."""
+    before = int(engine.E.debug.getbudget())
+    lua(code, engine)
+    return before - int(engine.E.debug.getbudget())
+
+
+def test_the_budget_is_the_runs_and_charges_game_loops_not_engine_work() -> None:
+    engine = new_engine()
+    assert engine.E.debug.getbudget() == EngineSettings().instruction_budget
+    plain = _charged(engine, "for i = 1, 1000 do local v = i end")
+    api = _charged(engine, "local a = Vector3(1, 2, 3) for i = 1, 1000 do local v = (a * i):Normalized() end")
+    ui = _charged(engine, "for i = 1, 100 do ui.root:CreateChild('Text'):SetText('x' .. i) end")
+    # a loop iteration costs about its body's instructions; what the engine does for the game costs nothing
+    assert 2000 <= plain <= 3100
+    assert api < 10 * 1000 and ui < 20 * 100
+    calls = _charged(engine, "local function f() end for i = 1, 1000 do f() end")
+    assert calls - plain >= 4 * 1000    # a call of a game function costs 4
+
+
+def test_exhaustion_cannot_be_swallowed_and_ends_on_the_same_frame(make_game: Callable[..., Path]) -> None:
+    """Once the budget is gone, no game code runs again: not after a pcall, not in an error handler, not in a
+    coroutine suspended earlier; and the frame it ran out on is the same in every run."""
+    game = make_game(
+        "n = 0\n"
+        "co = coroutine.create(function() while true do log:Write(LOG_INFO, 'co') coroutine.yield() end end)\n"
+        "function Start() SubscribeToEvent('Update', 'HandleUpdate') end\n"
+        "function HandleUpdate()\n"
+        "  n = n + 1\n"
+        "  coroutine.resume(co)\n"
+        "  local ok = pcall(function() for i = 1, n * 20000 do end end)\n"
+        "  xpcall(function() error('x') end, function() print('handler', n) end)\n"
+        "  print('after', n, ok)\n"
+        "end\n")
+    frames = []
+    for _ in range(2):
+        engine = Engine(game, EngineSettings(instruction_budget=3_000_000))
+        engine.start()
+        engine.run_frames(100)
+        report = engine.report()
+        assert report.outcome == "budget"
+        last = report.frames
+        frames.append(last)
+        after = [e for e in report.log if e["message"].startswith("after")]
+        assert after and after[-1]["frame"] == last - 1 and after[-1]["message"].endswith("true")
+        assert [e for e in report.log if e["frame"] == last and e["message"] != "co"] == [
+            e for e in report.log if e["frame"] == last and e["message"].startswith("handler")] == []
+    assert frames[0] == frames[1] and 10 < frames[0] < 100
+    # the battery after an abort runs on, uncharged: the report and the scene are still read
+    assert engine.E.debug.getbudget() is None
+
+
+def test_coroutines_share_one_budget(make_game: Callable[..., Path]) -> None:
+    game = make_game(
+        "function Start()\n"
+        "  local cos = {}\n"
+        "  for i = 1, 8 do\n"
+        "    cos[i] = coroutine.wrap(function() while true do for j = 1, 1000 do end coroutine.yield() end end)\n"
+        "  end\n"
+        "  for round = 1, 1e9 do for i = 1, 8 do cos[i]() end end\n"
+        "end\n")
+    outcome, _ = run(game)
+    assert outcome == "budget"
+
+
+def test_the_boot_reads_no_setting_and_a_booted_state_runs_one_game(make_game: Callable[..., Path]) -> None:
+    from lupa.lua54 import LuaError
+
+    from engine._engine import boot_state
+
+    booted = boot_state()
+    with pytest.raises(LuaError, match="setting 'seed' read while booting"):
+        booted.runtime.eval("function(E) return E.host.config.seed end")(booted.E)
+    game = make_game("function Start() end")
+    Engine(game, booted=booted)
+    with pytest.raises(RuntimeError, match="runs one game only"):
+        Engine(game, booted=booted)

@@ -7,7 +7,8 @@ import pytest
 from engine.testing import lua, new_engine
 
 FORBIDDEN = [
-    "io", "debug.getinfo", "debug.sethook", "debug.getupvalue", "debug.setmetatable", "os.execute", "os.exit",
+    "io", "debug.getinfo", "debug.sethook", "debug.getupvalue", "debug.setmetatable", "debug.setbudget",
+    "debug.getbudget", "debug.unmetered", "debug.metered", "os.execute", "os.exit",
     "os.remove", "os.rename", "os.tmpname", "package.loadlib", "package.cpath", "package.searchers",
     "string.dump", "dofile", "loadfile", "python", "E", "harness", "requirement", "loadstring", "module",
 ]

@@ -3,7 +3,8 @@ local error, type, setmetatable, tostring, select = error, type, setmetatable, t
 local sformat, mfloor = string.format, math.floor
 local config = E.host.config
 
-E.clock = {frame = 0, elapsed = 0.0, step = config.time_step}
+E.clock = {frame = 0, elapsed = 0.0, step = nil}
+E.on_configure(function() E.clock.step = config.time_step end)
 function E.sim_time() return E.clock.elapsed end
 
 local function object(class_name, record)

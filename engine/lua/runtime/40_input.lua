@@ -7,7 +7,7 @@ local config = E.host.config
 local S = {
   keys_down = {}, keys_press = {}, scancodes_down = {}, scancodes_press = {},
   buttons_down = 0, buttons_press = 0,
-  mouse_x = config.screen_width // 2, mouse_y = config.screen_height // 2,
+  mouse_x = 0, mouse_y = 0,   -- the screen's centre (E.configure)
   move_x = 0, move_y = 0, wheel = 0,
   mouse_visible = true, mouse_mode = 0, mouse_grabbed = false, mouse_locked = false,
   touches = {}, touch_order = {}, touch_emulation = false, has_focus = true, minimized = false,
@@ -15,6 +15,7 @@ local S = {
   qualifiers = 0,
 }
 E.input_state = S
+E.on_configure(function() S.mouse_x, S.mouse_y = config.screen_width // 2, config.screen_height // 2 end)
 
 local QUAL = {SHIFT = 1, CTRL = 2, ALT = 4, ANY = 8}
 local function qualifiers()

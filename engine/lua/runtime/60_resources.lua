@@ -4,9 +4,11 @@ local error, type, setmetatable, ipairs, pairs, tostring = error, type, setmetat
 local sformat, slower, ssub, sgsub = string.format, string.lower, string.sub, string.gsub
 local REC = E.REC
 local STOCK = E.host.resources or {}
-local FILES = E.host.files or {}
-E.vfs = {}
-for k, v in pairs(FILES) do E.vfs[k] = v end
+E.vfs = {}   -- the deliverable's files (E.configure), and what the game writes (70_io.lua)
+E.on_configure(function()
+  local files = E.host.files or {}
+  for _, k in ipairs(E.sorted_keys(files)) do E.vfs[k] = files[k] end
+end)
 local RESOURCE_PREFIXES = {"", "assets/", "Data/", "resources/", "Resources/"}
 
 local function normalize(name)

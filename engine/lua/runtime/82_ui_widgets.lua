@@ -1107,12 +1107,16 @@ U.GetCursor = function() return ui_state.cursor and ui_state.cursor.proxy end
 -- UI subsystem settings, with Urho3D's defaults (UI.cpp) for the platform the engine reports: the screen
 -- keyboard on Android and iOS, the non-focused mouse wheel everywhere but Windows
 ----------------------------------------------------------------------------------------------------
-local platform = tostring(E.host.config.platform or "Android")
 local settings = {DoubleClickInterval = 0.5, DragBeginInterval = 0.5, DragBeginDistance = 5,
-  DefaultToolTipDelay = 0.5, MaxFontTextureSize = 2048, NonFocusedMouseWheel = platform ~= "Windows",
-  UseScreenKeyboard = platform == "Android" or platform == "iOS" or platform == "tvOS",
+  DefaultToolTipDelay = 0.5, MaxFontTextureSize = 2048, NonFocusedMouseWheel = true,
+  UseScreenKeyboard = true,   -- both depend on the platform the run reports (E.configure)
   UseMutableGlyphs = false, ForceAutoHint = false, FontHintLevel = 2, FontSubpixelThreshold = 12.0,
   FontOversampling = 2, MaxDoubleClickDistance = 100000000.0}
+E.on_configure(function(config)
+  local platform = tostring(config.platform or "Android")
+  settings.NonFocusedMouseWheel = platform ~= "Windows"
+  settings.UseScreenKeyboard = platform == "Android" or platform == "iOS" or platform == "tvOS"
+end)
 E.ui_settings = settings
 local declared_ui = E.REGISTRY.classes.UI.methods
 for _, key in ipairs(E.sorted_keys(settings)) do

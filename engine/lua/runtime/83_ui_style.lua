@@ -634,7 +634,7 @@ do
     -- one compiled factory per distinct check (a few dozen), instantiated per method
     local factory = factories[src]
     if factory == nil then
-      factory = load(src, "@engine/runtime/83_ui_style.lua (argument checks)", "t", {})
+      factory = E.unmetered(load(src, "@engine/runtime/83_ui_style.lua (argument checks)", "t", {}))
       factories[src] = factory
     end
     return factory(impl, P, cname, fname, sigs, most)

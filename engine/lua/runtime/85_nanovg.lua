@@ -21,7 +21,8 @@ local mfloor, mceil, msqrt, msin, mcos, mtan, macos, mabs, mmin, mmax, mpi, mfmo
   math.fmod
 local dgetmt = E.dgetmt
 local REC, clock, config = E.REC, E.clock, E.host.config
-local SCREEN_W, SCREEN_H = config.screen_width, config.screen_height
+local SCREEN_W, SCREEN_H   -- the run's screen (E.configure)
+E.on_configure(function() SCREEN_W, SCREEN_H = config.screen_width, config.screen_height end)
 
 local ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT = 1, 2, 4
 local ALIGN_TOP, ALIGN_MIDDLE, ALIGN_BOTTOM, ALIGN_BASELINE, ALIGN_CENTER_VISUAL = 8, 16, 32, 64, 128
@@ -1432,7 +1433,7 @@ do
       "\nreturn impl(" .. params .. ")\nend"
     local factory = factories[src]   -- one compiled factory per distinct check, instantiated per function
     if factory == nil then
-      factory = load(src, "@engine/runtime/85_nanovg.lua (argument checks)", "t", {})
+      factory = E.unmetered(load(src, "@engine/runtime/85_nanovg.lua (argument checks)", "t", {}))
       factories[src] = factory
     end
     return factory(impl, C, name, type)

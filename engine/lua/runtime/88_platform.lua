@@ -11,7 +11,7 @@ local sformat, sbyte, ssub, sgsub, tconcat, tsort, tpack, tunpack = string.forma
 local mtype, mfloor, utf8len = math.type, math.floor, utf8.len
 local clock = E.clock
 
-local seed = E.host.config.services or {}
+local seed = {}   -- the run's `services` world (E.configure, at the end of this file's accounts section)
 local P = {}
 E.platform = P
 
@@ -41,7 +41,7 @@ P.LIMITS = LIMITS
 local CODES = {failure = -1, timeout = -2, bad_request = -400, insufficient = -402, not_found = -404,
   too_large = -413, rate = -429}
 P.CODES = CODES
-P.latency = seed.network and seed.network.latency_frames or 2
+P.latency = 2   -- the world's network.latency_frames (E.configure)
 
 ----------------------------------------------------------------------------------------------------
 -- Rendering arguments and results for the log: deterministic (sorted keys, no addresses), short, valid UTF-8.
@@ -261,7 +261,7 @@ end
 ----------------------------------------------------------------------------------------------------
 -- Injected failures ([[failures]] in the world) and the documented request-rate limits.
 ----------------------------------------------------------------------------------------------------
-local rules = seed.failures or {}
+local rules = {}   -- the world's failures (E.configure)
 local rule_counts = {}
 -- The failure rule that fires for this call, if any; `calls` numbers the calls matching each rule.
 function P.injected(service, method)
@@ -403,11 +403,16 @@ local function seed_account(s)
   for _, k in ipairs(E.sorted_keys(s.money or {})) do acc.money[k] = s.money[k] end
   return acc
 end
-local user = seed.user or {id = 10001, nickname = "Player", map_name = ""}
-P.me = user.id
-P.map_name = user.map_name or ""
-seed_account(user)
-for _, p in ipairs(seed.players or {}) do seed_account(p) end
+E.on_configure(function(config)
+  seed = config.services or {}
+  P.latency = seed.network and seed.network.latency_frames or 2
+  rules = seed.failures or {}
+  local user = seed.user or {id = 10001, nickname = "Player", map_name = ""}
+  P.me = user.id
+  P.map_name = user.map_name or ""
+  seed_account(user)
+  for _, p in ipairs(seed.players or {}) do seed_account(p) end
+end)
 
 -- Check a key for a write: nil when fine, else code, reason.
 function P.key_problem(key)

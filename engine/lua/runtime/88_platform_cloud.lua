@@ -182,7 +182,9 @@ M.GetRankTotal = function(self, key, events)
 end
 
 local client_cloud = E.new_object("ClientCloud", {})
-rawset(client_cloud, "userId", P.me)
-rawset(client_cloud, "mapName", P.map_name)
+E.on_configure(function()   -- the world's player (88_platform.lua's configure step runs first)
+  rawset(client_cloud, "userId", P.me)
+  rawset(client_cloud, "mapName", P.map_name)
+end)
 GLOBALS.clientCloud = client_cloud
 GLOBALS.clientScore = client_cloud

@@ -6,14 +6,12 @@ local type, ipairs, tostring, tonumber, next = type, ipairs, tostring, tonumber,
 local sformat, sgsub, sbyte, slower, mceil = string.format, string.gsub, string.byte, string.lower, math.ceil
 local P, LIMITS, CODES = E.platform, E.platform.LIMITS, E.platform.CODES
 local rec = E.platform.rec   -- checks the class of self
-local seed = E.host.config.services or {}
 local clock = E.clock
 
 ----------------------------------------------------------------------------------------------------
 -- sdk: rewarded video ads, vibration, the host's exit-button rectangle.
 ----------------------------------------------------------------------------------------------------
-local ad = seed.ad or {outcomes = {"completed"}, delay_frames = 60, message = "ad failed to load"}
-local sdk_seed = seed.sdk or {vibrate = true}
+local ad, sdk_seed   -- the world's ad and sdk (E.configure, at the end of this file)
 local AD_RESULTS = {
   completed = {success = true, msg = "embed success"},
   cancelled = {success = false, msg = "embed manual close"},
@@ -163,7 +161,7 @@ local STATUS_TEXT = {[200] = "OK", [201] = "Created", [202] = "Accepted", [204] 
   [408] = "Request Timeout", [409] = "Conflict", [413] = "Payload Too Large", [429] = "Too Many Requests",
   [500] = "Internal Server Error", [502] = "Bad Gateway", [503] = "Service Unavailable",
   [504] = "Gateway Timeout"}
-local http_rules = seed.http or {}
+local http_rules = {}   -- the world's http (E.configure, at the end of this file)
 local rule_uses = {}
 local in_flight = {}     -- request record -> true, while waiting for its answer
 local in_flight_count = 0
@@ -343,3 +341,10 @@ Manager.methods.GetActiveRequestCount = function(self)
 end
 GLOBALS.http = E.new_object("HttpManager", {})
 FUNCTIONS.GetHttp = function() return GLOBALS.http end
+
+E.on_configure(function(config)
+  local seed = config.services or {}
+  ad = seed.ad or {outcomes = {"completed"}, delay_frames = 60, message = "ad failed to load"}
+  sdk_seed = seed.sdk or {vibrate = true}
+  http_rules = seed.http or {}
+end)

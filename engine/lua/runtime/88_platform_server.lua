@@ -718,7 +718,7 @@ CM.Commit = function(self, events)
 end
 
 local server_cloud = E.new_object("ServerCloud", {})
-rawset(server_cloud, "mapName", P.map_name)
+E.on_configure(function() rawset(server_cloud, "mapName", P.map_name) end)   -- the world's map
 rawset(server_cloud, "money", E.new_object("ServerCloudMoney", {}))
 rawset(server_cloud, "list", E.new_object("ServerCloudList", {}))
 rawset(server_cloud, "item", E.new_object("ServerCloudItem", {}))

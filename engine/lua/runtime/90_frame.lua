@@ -45,7 +45,8 @@ function E.run_frame()
   E.send_event("EndFrame", {})
 end
 
-local max_frames = math.floor(E.host.config.sim_seconds_limit / E.host.config.time_step + 0.5)
+local max_frames
+E.on_configure(function(config) max_frames = math.floor(config.sim_seconds_limit / config.time_step + 0.5) end)
 function E.run_frames(n)
   for _ = 1, n do
     if state.exit_requested or state.aborted then return end
@@ -89,7 +90,7 @@ function E.top(fn, ...)
   if ok then return true end
   if err == "not enough memory" and not state.aborted then state.aborted = "memory" end
   if err == E.ABORT or state.aborted then
-    E.remove_hook()   -- the run is over: battery code after this point runs unmetered
+    E.disarm_budget()   -- the run is over: battery code after this point runs unmetered
     return false
   end
   -- an engine or battery error outside any game handler
