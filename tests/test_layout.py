@@ -68,3 +68,11 @@ def test_no_absolute_machine_paths_in_tracked_text() -> None:
         if path.suffix in {".py", ".lua", ".api", ".md", ".toml"}:
             text = path.read_text(encoding="utf-8")
             assert "/work/" not in text and "/root/" not in text and "/home/" not in text, path
+
+
+def test_the_engines_lazy_exports_are_its_public_names() -> None:
+    import engine
+
+    assert sorted(engine.__all__) == sorted(engine._WHERE)
+    for name in engine.__all__:
+        assert getattr(engine, name) is not None
