@@ -7,7 +7,8 @@ in the ledger, and retry what the infrastructure failed.
 
 An infrastructure failure (infra_error, infra_timeout, hung) is recorded without a result and the attempt runs
 again as the same repetition, up to `infra_retries` more times; agent outcomes are never retried.  Ctrl-C stops
-between steps: what finished is recorded, the attempt under way is abandoned, and the result says so.
+between steps: what finished is recorded, the attempt under way is abandoned, and the result says so.  A run
+writes its attempts in batches (grader.recording.Recorder), at most `record_delay` seconds behind the work.
 """
 
 from __future__ import annotations
@@ -283,11 +284,12 @@ def _write_result(paths: AttemptPaths, result: GradeResult, filled: Filled) -> N
     paths.timings.write_text(json.dumps(timings, sort_keys=True) + "\n")
 
 
-def attempt_task(task: Task, agent: PreparedAgent, run: RunPaths, repetition: int, *, ledger: Any = None,
+def attempt_task(task: Task, agent: PreparedAgent, run: RunPaths, repetition: int, *, recorder: Any = None,
                  edition_id: int | None = None, infra_retries: int | None = None,
                  lib_dirs: tuple[str, ...] = (), on_infra: Callable[[str], None] | None = None) -> AttemptSummary:
-    """One repetition of one task by one agent, through every step, retried while the infrastructure fails."""
-    from .recording import record_graded, record_infra
+    """One repetition of one task by one agent, through every step, retried while the infrastructure fails;
+    each attempt goes to the recorder (grader.recording.Recorder), when there is one."""
+    from .recording import graded_record, infra_record
 
     retries = default("infra_retries") if infra_retries is None else infra_retries
     failures: list[SandboxInfraError] = []
@@ -299,8 +301,8 @@ def attempt_task(task: Task, agent: PreparedAgent, run: RunPaths, repetition: in
             break
         except SandboxInfraError as exc:
             failures.append(exc)
-            if ledger is not None:
-                record_infra(ledger, task, exc, agent, edition_id, repetition)
+            if recorder is not None:
+                recorder.add(infra_record(task, exc, agent, edition_id, repetition))
             if on_infra:
                 on_infra(f"{agent.spec} {task.qualified_id}: {exc}")
             if len(failures) > retries:
@@ -308,8 +310,8 @@ def attempt_task(task: Task, agent: PreparedAgent, run: RunPaths, repetition: in
                                       None, None, str(paths.root), (str(failures[-1]),), len(failures))
     result = grade(task, paths.workspace, lib_dirs)
     _write_result(paths, result, filled)
-    result_hash = (record_graded(ledger, task, result, filled, edition_id, repetition)
-                   if ledger is not None else None)
+    result_hash = (recorder.add(graded_record(task, result, filled, edition_id, repetition))
+                   if recorder is not None else None)
     v = result.verdict
     return AttemptSummary(agent.spec, task.qualified_id, repetition, filled.outcome, v.passed,
                           v.first_failed_level, v.evidence_digest, result_hash, str(paths.root),
@@ -318,7 +320,8 @@ def attempt_task(task: Task, agent: PreparedAgent, run: RunPaths, repetition: in
 
 def run_attempts(tasks: Sequence[Task], agents: Sequence[PreparedAgent], runs_dir: Path, *, ledger: Any = None,
                  edition_id: int | None = None, repetitions: int = 1, infra_retries: int | None = None,
-                 progress: Progress | None = None, run: RunPaths | None = None) -> RunResult:
+                 progress: Progress | None = None, run: RunPaths | None = None,
+                 record_delay: float = 1.0) -> RunResult:
     """Every repetition of every task by every agent, in that order; see the module's docstring."""
     run = run or new_run(runs_dir)
     plan = [(agent, task, rep) for agent in agents for task in tasks for rep in range(repetitions)]
@@ -326,11 +329,14 @@ def run_attempts(tasks: Sequence[Task], agents: Sequence[PreparedAgent], runs_di
         "run_id": run.run_id, "agents": [a.spec for a in agents], "tasks": [t.qualified_id for t in tasks],
         "repetitions": repetitions, "sandbox": sorted({a.sandbox for a in agents}), "edition_id": edition_id,
     }, indent=1, sort_keys=True) + "\n")
+    from .recording import Recorder
+
     out = RunResult(run, [], len(plan))
     start = time.monotonic()
+    recorder = Recorder(ledger, max_delay=record_delay) if ledger is not None else None
     try:
         for agent, task, rep in plan:
-            summary = attempt_task(task, agent, run, rep, ledger=ledger, edition_id=edition_id,
+            summary = attempt_task(task, agent, run, rep, recorder=recorder, edition_id=edition_id,
                                    infra_retries=infra_retries,
                                    on_infra=(lambda m: progress(m, len(out.attempts), len(plan))) if progress else None)
             out.attempts.append(summary)
@@ -338,5 +344,8 @@ def run_attempts(tasks: Sequence[Task], agents: Sequence[PreparedAgent], runs_di
                 progress(summary, len(out.attempts), len(plan))
     except KeyboardInterrupt:
         out.interrupted = True
+    finally:
+        if recorder is not None:
+            recorder.flush()
     out.seconds = time.monotonic() - start
     return out

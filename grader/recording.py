@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from engine import API_VERSION
 from evidence import Layer
 from ledger import (
+    AttemptRecord,
     Ledger,
     LedgerError,
     ModelFacts,
     TaskFacts,
     correct_result,
-    record_attempt,
-    record_infra_attempt,
+    record_attempts,
 )
 from ledger import (
     result as ledger_result,
@@ -34,30 +35,74 @@ def model_facts(model: Any) -> ModelFacts | None:
     return ModelFacts(model.provider, model.name, model.version, model.reasoning_mode) if model else None
 
 
-def record_graded(ledger: Ledger, task: Task, result: GradeResult, filled: Any, edition_id: int | None = None,
-                  repetition: int = 0, driver: str | None = None) -> str:
-    """Append a graded attempt (grader.lifecycle.Filled: its driver, outcome, usage, profile and model), the
-    archive of the deliverable it judged, by content hash, and its result; return the result hash."""
+def graded_record(task: Task, result: GradeResult, filled: Any, edition_id: int | None = None,
+                  repetition: int = 0, driver: str | None = None) -> AttemptRecord:
+    """A graded attempt (grader.lifecycle.Filled: its driver, outcome, usage, profile and model) with the archive
+    of the deliverable it judged, as the ledger records it."""
     usage = filled.usage if filled is not None else None
     timings = dict(result.timings)
     if filled is not None and filled.agent_seconds is not None:
         timings["agent"] = filled.agent_seconds
-    return record_attempt(
-        ledger, task_facts(task), result.verdict, timings, result.artifact, driver or filled.driver,
-        filled.outcome, repetition=repetition, model=model_facts(filled.model), edition_id=edition_id,
+    return AttemptRecord(
+        task_facts(task), driver or filled.driver, filled.outcome, timings, result.verdict, result.artifact,
+        repetition=repetition, model=model_facts(filled.model), edition_id=edition_id,
         tokens=(getattr(usage, "tokens_in", None), getattr(usage, "tokens_out", None)),
         cost_usd=getattr(usage, "cost_usd", None), tool_calls=getattr(usage, "tool_calls", None),
         profile_hash=filled.profile_hash)
 
 
-def record_infra(ledger: Ledger, task: Task, error: Any, agent: Any, edition_id: int | None = None,
-                 repetition: int = 0) -> str:
-    """Record an attempt the sandbox failed (grader.lifecycle.SandboxInfraError for the PreparedAgent `agent`):
-    no deliverable, no result, never counted; returns the attempt id."""
+def infra_record(task: Task, error: Any, agent: Any, edition_id: int | None = None,
+                 repetition: int = 0) -> AttemptRecord:
+    """An attempt the sandbox failed (grader.lifecycle.SandboxInfraError for the PreparedAgent `agent`)."""
     timings = {"agent": float(error.seconds)} if error.seconds is not None else {}
-    return record_infra_attempt(ledger, task_facts(task), error.outcome, timings, agent.driver, repetition,
-                                model=model_facts(agent.model), edition_id=edition_id,
-                                profile_hash=error.profile_hash or agent.profile_hash)
+    return AttemptRecord(task_facts(task), agent.driver, error.outcome, timings, repetition=repetition,
+                         model=model_facts(agent.model), edition_id=edition_id,
+                         profile_hash=error.profile_hash or agent.profile_hash)
+
+
+def record_graded(ledger: Ledger, task: Task, result: GradeResult, filled: Any, edition_id: int | None = None,
+                  repetition: int = 0, driver: str | None = None) -> str:
+    """Append one graded attempt and its result now; return the result hash."""
+    (rhash,) = record_attempts(ledger, [graded_record(task, result, filled, edition_id, repetition, driver)])
+    assert rhash is not None
+    return rhash
+
+
+class Recorder:
+    """Appends a run's attempts to the ledger in batches, one transaction each: a batch is written once it holds
+    `max_batch` attempts or its oldest has waited `max_delay` seconds, and whatever waits is written on close
+    (a run interrupted by Ctrl-C included).  A grader killed outright loses at most that window from the
+    ledger; the attempts' folders keep their verdicts.  With max_delay 0 every attempt is written at once."""
+
+    def __init__(self, ledger: Ledger, max_batch: int = 64, max_delay: float = 1.0) -> None:
+        self.ledger = ledger
+        self.max_batch = max_batch
+        self.max_delay = max_delay
+        self.pending: list[AttemptRecord] = []
+        self.oldest = 0.0
+        self.written = 0
+
+    def add(self, record: AttemptRecord) -> str | None:
+        """Queue a record (checked now, so a bad one fails here, not in a later batch); returns its result hash."""
+        record.check()
+        if not self.pending:
+            self.oldest = time.monotonic()
+        self.pending.append(record)
+        if len(self.pending) >= self.max_batch or time.monotonic() - self.oldest >= self.max_delay:
+            self.flush()
+        return record.result_hash
+
+    def flush(self) -> None:
+        if self.pending:
+            batch, self.pending = self.pending, []
+            record_attempts(self.ledger, batch)
+            self.written += len(batch)
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.flush()
 
 
 def correct(ledger: Ledger, prefix: str, passed: bool, reason: str, author: str,

@@ -26,12 +26,14 @@ from ._reads import (
     tasks_of,
 )
 from ._records import (
+    AttemptRecord,
     ModelFacts,
     TaskFacts,
     append_task_facts,
     correct_result,
     load_artifact,
     record_attempt,
+    record_attempts,
     record_infra_attempt,
 )
 from ._store import (
@@ -48,6 +50,7 @@ __all__ = [
     "FACT_TABLES",
     "ArchiveError",
     "Artifact",
+    "AttemptRecord",
     "AttemptView",
     "Base",
     "CorrectionView",
@@ -76,6 +79,7 @@ __all__ = [
     "list_editions",
     "load_artifact",
     "record_attempt",
+    "record_attempts",
     "record_infra_attempt",
     "result",
     "result_hash_of",

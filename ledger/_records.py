@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
@@ -57,30 +58,39 @@ def store_artifact(ledger: Ledger, session: Any, artifact: Artifact) -> str:
     return artifact.hash
 
 
-def _check_pins(session: Any, edition_id: int, facts: TaskFacts, profile_hash: str | None,
-                verdict: Verdict | None) -> None:
-    """In the recording transaction: the edition pins this profile, this task and battery (when it records its
-    dataset), and the verdict's engine and grader builds.  The grader checks every pin before any work
-    (check_edition_pins); this keeps a ledger from holding a mismatch whatever the caller does."""
-    edition = session.get(Edition, edition_id)
-    if edition is None:
-        raise LedgerError(f"no edition {edition_id} in the ledger")
-    label = f"edition {edition.name!r} (id {edition_id})"
-    if edition.profile_hash is not None and edition.profile_hash != profile_hash:
-        ran = (f"the attempt's profile is {profile_hash}" if profile_hash
-               else "the attempt has no sandbox profile (--sandbox none)")
-        raise LedgerError(f"{label} pins sandbox profile {edition.profile_hash}; {ran}: refused")
-    members = session.execute(select(DatasetTaskRow.task_hash, DatasetTaskRow.battery_hash).where(
-        DatasetTaskRow.dataset_hash == edition.dataset_hash)).all()
-    if members and (facts.task_hash, facts.battery_hash) not in {tuple(m) for m in members}:
-        raise LedgerError(f"{label}: {facts.task_id} (task {facts.task_hash[:12]}, battery "
-                          f"{facts.battery_hash[:12]}) is not in its dataset: refused")
-    if verdict is not None:
-        for what, pinned, here in (("engine build", edition.engine_version, verdict.engine.build),
-                                   ("grader build", edition.grader_build,
-                                    verdict.grader.build if verdict.grader else None)):
-            if pinned is not None and pinned != here:
-                raise LedgerError(f"{label} pins {what} {pinned}; the verdict's is {here}: refused")
+class _Pins:
+    """The pins of the editions a batch records under, read once per transaction."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.members: dict[str, set[tuple[str, str]]] = {}
+
+    def check(self, edition_id: int, facts: TaskFacts, profile_hash: str | None, verdict: Verdict | None) -> None:
+        """The edition pins this profile, this task and battery (when it records its dataset), and the verdict's
+        engine and grader builds.  The grader checks every pin before any work (check_edition_pins); this keeps a
+        ledger from holding a mismatch whatever the caller does."""
+        edition = self.session.get(Edition, edition_id)
+        if edition is None:
+            raise LedgerError(f"no edition {edition_id} in the ledger")
+        label = f"edition {edition.name!r} (id {edition_id})"
+        if edition.profile_hash is not None and edition.profile_hash != profile_hash:
+            ran = (f"the attempt's profile is {profile_hash}" if profile_hash
+                   else "the attempt has no sandbox profile (--sandbox none)")
+            raise LedgerError(f"{label} pins sandbox profile {edition.profile_hash}; {ran}: refused")
+        if edition.dataset_hash not in self.members:
+            self.members[edition.dataset_hash] = {tuple(m) for m in self.session.execute(
+                select(DatasetTaskRow.task_hash, DatasetTaskRow.battery_hash).where(
+                    DatasetTaskRow.dataset_hash == edition.dataset_hash)).all()}
+        members = self.members[edition.dataset_hash]
+        if members and (facts.task_hash, facts.battery_hash) not in members:
+            raise LedgerError(f"{label}: {facts.task_id} (task {facts.task_hash[:12]}, battery "
+                              f"{facts.battery_hash[:12]}) is not in its dataset: refused")
+        if verdict is not None:
+            for what, pinned, here in (("engine build", edition.engine_version, verdict.engine.build),
+                                       ("grader build", edition.grader_build,
+                                        verdict.grader.build if verdict.grader else None)):
+                if pinned is not None and pinned != here:
+                    raise LedgerError(f"{label} pins {what} {pinned}; the verdict's is {here}: refused")
 
 
 def append_task_facts(ledger: Ledger, session: Any, facts: TaskFacts) -> None:
@@ -95,21 +105,101 @@ def append_task_facts(ledger: Ledger, session: Any, facts: TaskFacts) -> None:
                                           requirements=[dict(r) for r in facts.requirements] or None))
 
 
-def _append_facts(ledger: Ledger, session: Any, facts: TaskFacts, model: ModelFacts | None) -> int | None:
-    """Append the task, battery and model rows an attempt refers to, when new; return the model's id."""
-    append_task_facts(ledger, session, facts)
-    if model is None:
-        return None
-    row = session.execute(select(ModelRow).where(
-        ModelRow.provider == model.provider, ModelRow.name == model.name, ModelRow.version == model.version,
-        ModelRow.reasoning_mode == model.reasoning_mode)).scalar_one_or_none()
-    if row is None:
-        row = ModelRow(provider=model.provider, name=model.name, version=model.version,
-                       reasoning_mode=model.reasoning_mode, created_at=now())
-        ledger.append(session, row)
-    return int(row.id)
+def _model_id(ledger: Ledger, session: Any, model: ModelFacts, known: dict[ModelFacts, int]) -> int:
+    """The model's row id, appending the row when new; `known` caches ids within the transaction."""
+    if model not in known:
+        row = session.execute(select(ModelRow).where(
+            ModelRow.provider == model.provider, ModelRow.name == model.name, ModelRow.version == model.version,
+            ModelRow.reasoning_mode == model.reasoning_mode)).scalar_one_or_none()
+        if row is None:
+            row = ModelRow(provider=model.provider, name=model.name, version=model.version,
+                           reasoning_mode=model.reasoning_mode, created_at=now())
+            ledger.append(session, row)
+        known[model] = int(row.id)
+    return known[model]
 
 
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One attempt as the ledger records it.  With a verdict it was graded (a counted outcome) and gets a result;
+    without one the infrastructure failed it (infra_error, infra_timeout, hung): no deliverable, no result, never
+    counted, kept on the record (a retry under the same repetition is a new attempt).  The attempt id is drawn
+    when the record is made, so its result hash is known before it is written."""
+
+    facts: TaskFacts
+    driver: str
+    outcome: AttemptOutcome
+    timings: Mapping[str, float]
+    verdict: Verdict | None = None
+    artifact: Artifact | None = None
+    repetition: int = 0
+    model: ModelFacts | None = None
+    edition_id: int | None = None
+    tokens: tuple[int | None, int | None] = (None, None)
+    cost_usd: float | None = None
+    tool_calls: int | None = None
+    profile_hash: str | None = None
+    attempt_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+    def check(self) -> None:
+        """Refuse a record that contradicts itself (LedgerError), before any write."""
+        verdict = self.verdict
+        if verdict is None:
+            if self.outcome.counted:
+                uncounted = ", ".join(o.value for o in AttemptOutcome if not o.counted)
+                raise LedgerError(f"{self.outcome}: not an infrastructure outcome ({uncounted})")
+            if self.artifact is not None:
+                raise LedgerError("an attempt the infrastructure failed has no deliverable")
+            return
+        if not self.outcome.counted:
+            raise LedgerError(f"{self.outcome}: an attempt the infrastructure failed has no result")
+        if self.artifact is not None and verdict.schema_version >= 2 and self.artifact.hash != verdict.deliverable_hash:
+            raise LedgerError("the stored deliverable is not the one the verdict judged (its hash differs)")
+        if verdict.task_hash != self.facts.task_hash or verdict.battery_hash != self.facts.battery_hash:
+            raise LedgerError("the verdict's task or battery hash does not match the task being recorded")
+
+    @property
+    def result_hash(self) -> str | None:
+        if self.verdict is None:
+            return None
+        return result_hash_of(self.attempt_id, self.verdict.evidence_digest,
+                              self.artifact.hash if self.artifact is not None else None)
+
+
+def record_attempts(ledger: Ledger, records: Sequence[AttemptRecord]) -> list[str | None]:
+    """Append every record in one transaction, in order: the task, battery, model and artifact facts each needs
+    (once), the attempt and, when graded, its result.  All or nothing: a record that fails its checks or its
+    edition's pins, or a writer killed half-way, leaves none of the batch behind.  Returns each record's result
+    hash (None for an infrastructure failure)."""
+    for record in records:
+        record.check()
+    if len({r.attempt_id for r in records}) != len(records):
+        raise LedgerError("a batch names the same attempt twice")
+    with ledger.appending() as session:
+        pins = _Pins(session)
+        models: dict[ModelFacts, int] = {}
+        for record in records:
+            if record.edition_id is not None:
+                pins.check(record.edition_id, record.facts, record.profile_hash, record.verdict)
+            append_task_facts(ledger, session, record.facts)
+            model_id = _model_id(ledger, session, record.model, models) if record.model else None
+            stored = store_artifact(ledger, session, record.artifact) if record.artifact is not None else None
+            ledger.append(session, AttemptRow(
+                id=record.attempt_id, edition_id=record.edition_id, model_id=model_id,
+                task_hash=record.facts.task_hash, battery_hash=record.facts.battery_hash,
+                repetition=record.repetition, driver=record.driver, outcome=record.outcome,
+                timings={k: round(v, 6) for k, v in sorted(record.timings.items())},
+                tokens_in=record.tokens[0], tokens_out=record.tokens[1], cost_usd=record.cost_usd,
+                artifact_hash=stored, created_at=now(), tool_calls=record.tool_calls,
+                profile_hash=record.profile_hash))
+            verdict = record.verdict
+            if verdict is not None:
+                ledger.append(session, ResultRow(
+                    result_hash=record.result_hash, attempt_id=record.attempt_id, verdict=verdict.canonical(),
+                    evidence_digest=verdict.evidence_digest, passed=verdict.passed,
+                    first_failed_level=verdict.first_failed_level.value if verdict.first_failed_level else None,
+                    engine_version=verdict.engine.build or verdict.engine.version, created_at=now()))
+    return [r.result_hash for r in records]
 
 
 def record_infra_attempt(
@@ -123,23 +213,11 @@ def record_infra_attempt(
     edition_id: int | None = None,
     profile_hash: str | None = None,
 ) -> str:
-    """Append an attempt the infrastructure failed (infra_error, infra_timeout, hung): no deliverable, no result.
-    It is never counted or timed; it keeps the failure on the record, and a retry under the same repetition is
-    a new attempt.  Returns the attempt id."""
-    if outcome.counted:
-        uncounted = ", ".join(o.value for o in AttemptOutcome if not o.counted)
-        raise LedgerError(f"{outcome}: not an infrastructure outcome ({uncounted})")
-    with ledger.appending() as session:
-        if edition_id is not None:
-            _check_pins(session, edition_id, facts, profile_hash, None)
-        model_id = _append_facts(ledger, session, facts, model)
-        attempt_id = uuid.uuid4().hex
-        ledger.append(session, AttemptRow(
-            id=attempt_id, edition_id=edition_id, model_id=model_id, task_hash=facts.task_hash,
-            battery_hash=facts.battery_hash, repetition=repetition, driver=driver, outcome=outcome,
-            timings={k: round(v, 6) for k, v in sorted(timings.items())}, tokens_in=None, tokens_out=None,
-            cost_usd=None, artifact_hash=None, created_at=now(), tool_calls=None, profile_hash=profile_hash))
-    return attempt_id
+    """Append one attempt the infrastructure failed (see AttemptRecord); returns the attempt id."""
+    record = AttemptRecord(facts, driver, outcome, timings, repetition=repetition, model=model,
+                           edition_id=edition_id, profile_hash=profile_hash)
+    record_attempts(ledger, [record])
+    return record.attempt_id
 
 
 def record_attempt(
@@ -158,33 +236,12 @@ def record_attempt(
     tool_calls: int | None = None,
     profile_hash: str | None = None,
 ) -> str:
-    """Append task, battery, model and artifact facts as needed, the attempt and its result; return the
-    result hash.  One transaction: a writer killed half-way leaves nothing behind.  An edition that pins a
-    sandbox profile refuses an attempt recorded under another one, or under none."""
-    if not outcome.counted:
-        raise LedgerError(f"{outcome}: an attempt the infrastructure failed has no result (record_infra_attempt)")
-    if artifact is not None and verdict.schema_version >= 2 and artifact.hash != verdict.deliverable_hash:
-        raise LedgerError("the stored deliverable is not the one the verdict judged (its hash differs)")
-    if verdict.task_hash != facts.task_hash or verdict.battery_hash != facts.battery_hash:
-        raise LedgerError("the verdict's task or battery hash does not match the task being recorded")
-    with ledger.appending() as session:
-        if edition_id is not None:
-            _check_pins(session, edition_id, facts, profile_hash, verdict)
-        model_id = _append_facts(ledger, session, facts, model)
-        stored = store_artifact(ledger, session, artifact) if artifact is not None else None
-        attempt_id = uuid.uuid4().hex
-        ledger.append(session, AttemptRow(
-            id=attempt_id, edition_id=edition_id, model_id=model_id, task_hash=facts.task_hash,
-            battery_hash=facts.battery_hash, repetition=repetition, driver=driver, outcome=outcome,
-            timings={k: round(v, 6) for k, v in sorted(timings.items())}, tokens_in=tokens[0],
-            tokens_out=tokens[1], cost_usd=cost_usd, artifact_hash=stored, created_at=now(),
-            tool_calls=tool_calls, profile_hash=profile_hash))
-        rhash = result_hash_of(attempt_id, verdict.evidence_digest, stored)
-        ledger.append(session, ResultRow(
-            result_hash=rhash, attempt_id=attempt_id, verdict=verdict.canonical(),
-            evidence_digest=verdict.evidence_digest, passed=verdict.passed,
-            first_failed_level=verdict.first_failed_level.value if verdict.first_failed_level else None,
-            engine_version=verdict.engine.build or verdict.engine.version, created_at=now()))
+    """Append one graded attempt and its result in its own transaction (see record_attempts); return the result
+    hash.  An edition that pins a sandbox profile refuses an attempt recorded under another one, or under none."""
+    record = AttemptRecord(facts, driver, outcome, timings, verdict, artifact, repetition, model, edition_id,
+                           tokens, cost_usd, tool_calls, profile_hash)
+    (rhash,) = record_attempts(ledger, [record])
+    assert rhash is not None
     return rhash
 
 
