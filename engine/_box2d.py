@@ -571,12 +571,20 @@ class Box2DHost:
             state.world.DestroyJoint(joint)
 
     def joint_set(self, jid: int, method: str, a: Any = None, b: Any = None) -> None:
-        """Call a live joint's setter (Box2D's method name), as Urho3D does when a property changes."""
+        """Call a live joint's setter (Box2D's C++ name), as Urho3D does when a property changes.
+
+        The wheel exposes some setters as methods and others as properties (`_JOINT_PROPERTIES`)."""
         joint = self._joints[jid][1]
         if method not in _JOINT_SETTERS:
             raise ValueError(f"unknown joint setter {method}")
-        fn = getattr(joint, method)
-        fn(a) if b is None else fn(a, b)
+        if hasattr(joint, method):
+            fn = getattr(joint, method)
+            fn(a) if b is None else fn(a, b)
+            return
+        prop = _JOINT_PROPERTIES.get(method)
+        if prop is None or not hasattr(type(joint), prop):   # (some of the wheel's properties have no getter)
+            return   # not settable on a live joint in this build: the value applies when the joint is re-made
+        setattr(joint, prop, a if b is None else (a, b))
 
     def joint_target(self, jid: int, x: float, y: float) -> None:
         self._joints[jid][1].target = (x, y)
@@ -628,6 +636,16 @@ _JOINT_SETTERS = frozenset({
     "SetSpringFrequencyHz", "SetSpringDampingRatio", "SetLinearOffset", "SetAngularOffset", "SetCorrectionFactor",
     "SetRatio",
 })
+
+
+_JOINT_PROPERTIES = {
+    "EnableLimit": "limitEnabled", "EnableMotor": "motorEnabled", "SetMotorSpeed": "motorSpeed",
+    "SetMaxMotorTorque": "maxMotorTorque", "SetMaxMotorForce": "maxMotorForce", "SetFrequency": "frequency",
+    "SetDampingRatio": "dampingRatio", "SetLength": "length", "SetMaxLength": "maxLength", "SetMaxForce": "maxForce",
+    "SetMaxTorque": "maxTorque", "SetSpringFrequencyHz": "springFrequencyHz",
+    "SetSpringDampingRatio": "springDampingRatio", "SetLinearOffset": "linearOffset",
+    "SetAngularOffset": "angularOffset", "SetRatio": "ratio",
+}
 
 
 def _int16(value: int) -> int:

@@ -807,7 +807,7 @@ local function joint_params(k)
   for name, v in pairs(k.p) do
     if type(v) == "table" then t[name] = E.host_table({v[1], v[2]}) else t[name] = v end
   end
-  if k.kind == "gear" then
+  if k.joint_kind == "gear" then
     t.joint1 = k.owner_constraint and k.owner_constraint.jid or 0
     t.joint2 = k.other_constraint and k.other_constraint.jid or 0
   end
@@ -826,11 +826,11 @@ function create_joint(k)
   if k.jid or k.removed or not k.enabled then return end
   local a, b = k.owner, k.other
   if a == nil or b == nil or a.bid == nil or b.bid == nil or a.world == nil then return end
-  if k.kind == "gear" and not (k.owner_constraint and k.owner_constraint.jid and k.other_constraint
+  if k.joint_kind == "gear" and not (k.owner_constraint and k.owner_constraint.jid and k.other_constraint
       and k.other_constraint.jid) then
     return
   end
-  local jid = host_call(H.joint_new, a.world.wid, k.kind, a.bid, b.bid, k.collide_connected, joint_params(k))
+  local jid = host_call(H.joint_new, a.world.wid, k.joint_kind, a.bid, b.bid, k.collide_connected, joint_params(k))
   if type(jid) == "string" then
     E.log("ERROR", k.type_name .. ": " .. jid)
     return
@@ -861,7 +861,7 @@ end
 local function constraint_factory(type_name)
   local spec = KINDS[type_name]
   return function(k)
-    k.kind = spec.kind
+    k.joint_kind = spec.kind
     k.p = {}
     for name, def in pairs(spec.params) do
       local d = def[1]
@@ -951,7 +951,7 @@ local function gear_constraint(field, fname)
   return function(self, other)
     local k = constraint_rec(self)
     local o = other ~= nil and REC[other] or nil
-    if other ~= nil and (o == nil or o.kind == nil) then arg_error(1, fname, "Constraint2D", other) end
+    if other ~= nil and (o == nil or o.joint_kind == nil) then arg_error(1, fname, "Constraint2D", other) end
     if k[field] == o then return end
     if k[field] then k[field].attached = nil end
     k[field] = o
