@@ -1,0 +1,328 @@
+"""Urho2D physics over Box2D (engine/_box2d.py, engine/lua/runtime/57_physics2d.lua, docs/physics2d.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.testing import lua, new_engine
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A scene with a world and a helper to make bodies; games' usual way (properties, Vector3 positions).
+PRELUDE = """
+scene_ = Scene()
+scene_:CreateComponent("Octree")
+world = scene_:CreateComponent("PhysicsWorld2D")
+function body(name, x, y, kind, shape, a, b)
+  local n = scene_:CreateChild(name)
+  n.position = Vector3(x, y, 0)
+  local rb = n:CreateComponent("RigidBody2D")
+  rb.bodyType = kind
+  local s
+  if shape == "box" then s = n:CreateComponent("CollisionBox2D"); s.size = Vector2(a, b)
+  elseif shape == "circle" then s = n:CreateComponent("CollisionCircle2D"); s.radius = a end
+  if s then s.density = 1 end
+  return n, rb, s
+end
+function step(n) for _ = 1, n do SendEvent("Update", {TimeStep = 1 / 60}) end end
+"""
+
+
+def run(code: str) -> Any:
+    engine = new_engine()
+    return lua(PRELUDE + code, engine)
+
+
+def test_free_fall_is_box2d_semi_implicit_euler_per_step() -> None:
+    ys = run("""
+      local n, rb = body("Ball", 0, 10, BT_DYNAMIC, "circle", 0.5)
+      local out = {}
+      for i = 1, 60 do step(1); out[i] = {n.position.y, rb.linearVelocity.y} end
+      return out
+    """)
+    # v_{k} = v_{k-1} + g h;  y_{k} = y_{k-1} + h v_{k}  (in float32, as Box2D)
+    import numpy as np
+    h, g = np.float32(1 / 60), np.float32(-9.81)
+    y, v = np.float32(10), np.float32(0)
+    for k, (ey, ev) in enumerate(ys):
+        v = np.float32(v + np.float32(h * g))
+        y = np.float32(y + np.float32(h * v))
+        assert abs(ey - float(y)) < 1e-6, k
+        assert abs(ev - float(v)) < 1e-6, k
+
+
+def test_a_circle_dropped_on_a_box_rests_on_it() -> None:
+    y, vy, awake = run("""
+      body("Ground", 0, -0.5, BT_STATIC, "box", 20, 1)
+      local n, rb = body("Ball", 0, 3, BT_DYNAMIC, "circle", 0.5)
+      step(300)
+      return n.position.y, rb.linearVelocity.y, rb.awake
+    """)
+    assert y == pytest.approx(0.5, abs=0.011)   # Box2D keeps a polygon skin of 0.01 between shapes
+    assert vy == pytest.approx(0.0, abs=1e-4)
+    assert awake is False                        # at rest, Box2D puts it to sleep
+
+
+BOUNCE = """
+  body("Ground", 0, -0.5, BT_STATIC, "box", 20, 1)
+  local out = {}
+  local balls = {}
+  for i, r in ipairs({0, 0.5, 0.9}) do
+    local n, rb, s = body("Ball" .. i, i * 2, 3, BT_DYNAMIC, "circle", 0.25)
+    s.restitution = r
+    balls[i] = n
+  end
+  local peak = {-1, -1, -1}
+  step(60)   -- past the first impact (at about 0.75 s)
+  for _ = 1, 80 do
+    step(1)
+    for i, n in ipairs(balls) do if n.position.y > peak[i] then peak[i] = n.position.y end end
+  end
+  return peak
+"""
+
+
+def test_restitution_orders_bounce_heights_repeatably() -> None:
+    peaks = run(BOUNCE)
+    assert peaks[0] < peaks[1] < peaks[2]
+    assert peaks[0] == pytest.approx(0.25, abs=0.02)
+    assert run(BOUNCE) == peaks
+
+
+def test_a_stack_of_ten_boxes_stands_for_ten_seconds() -> None:
+    drift = run("""
+      body("Ground", 0, -0.5, BT_STATIC, "box", 20, 1)
+      local boxes = {}
+      for i = 1, 10 do
+        local n, rb, s = body("Box" .. i, 0, (i - 1) * 1.0 + 0.5, BT_DYNAMIC, "box", 1, 1)
+        s.friction = 0.6
+        boxes[i] = n
+      end
+      step(600)
+      local worst = {0, 0, 0}
+      for i, n in ipairs(boxes) do
+        local p = n.position
+        -- Box2D keeps a skin of 0.01 m (two polygon radii) in each contact: box i sits i * 0.01 higher
+        local d = {math.abs(p.x), math.abs(p.y - ((i - 1) + 0.5) - i * 0.01), math.abs(n.rotation:RollAngle())}
+        for k = 1, 3 do worst[k] = math.max(worst[k], d[k]) end
+      end
+      return worst
+    """)
+    assert drift[0] < 0.01 and drift[1] < 0.03 and drift[2] < 0.5   # (Box2D settles a stack by ~1 cm)
+
+
+def test_a_kinematic_body_moved_by_velocity_pushes_a_dynamic_one() -> None:
+    x0, x1 = run("""
+      body("Ground", 0, -0.5, BT_STATIC, "box", 40, 1)
+      local pusher, prb = body("Pusher", -3, 0.5, BT_KINEMATIC, "box", 1, 1)
+      local crate = body("Crate", 0, 0.5, BT_DYNAMIC, "box", 1, 1)
+      step(30)
+      local x0 = crate.position.x
+      prb.linearVelocity = Vector2(2, 0)
+      step(120)
+      return x0, crate.position.x
+    """)
+    assert x0 == pytest.approx(0.0, abs=0.01)
+    assert x1 > 1.5
+
+
+def test_a_kinematic_node_moved_by_the_game_teleports_its_body() -> None:
+    x, hit = run("""
+      local n, rb = body("Mover", 0, 0, BT_KINEMATIC, "box", 1, 1)
+      n.position = Vector3(5, 0, 0)
+      local r = world:RaycastSingle(Vector2(5, 5), Vector2(5, -5))
+      step(1)
+      return n.position.x, r.body and r.body.node.name
+    """)
+    assert x == 5
+    assert hit == "Mover"
+
+
+def test_a_trigger_reports_begin_and_end_without_response() -> None:
+    events, y, vy = run("""
+      local events = {}
+      local sensor = body("Sensor", 0, 2, BT_STATIC, "box", 3, 0.5)
+      sensor:GetComponent("CollisionBox2D").trigger = true
+      local n, rb = body("Faller", 0, 6, BT_DYNAMIC, "circle", 0.3)
+      SubscribeToEvent("PhysicsBeginContact2D", function(_, d)
+        events[#events + 1] = "begin " .. d["NodeA"]:GetPtr().name .. " " .. d["NodeB"]:GetPtr().name
+      end)
+      SubscribeToEvent("PhysicsEndContact2D", function(_, d) events[#events + 1] = "end" end)
+      SubscribeToEvent(sensor, "NodeBeginContact2D", function(_, d)
+        events[#events + 1] = "node " .. d["OtherNode"]:GetPtr().name
+      end)
+      step(70)
+      return events, n.position.y, rb.linearVelocity.y
+    """)
+    assert events == ["begin Sensor Faller", "node Faller", "end"]
+    assert y < 1.0 and vy < -9.0   # it fell straight through
+
+
+def test_category_and_mask_bits_filter_collisions() -> None:
+    ys = run("""
+      body("Ground", 0, -0.5, BT_STATIC, "box", 20, 1)
+      local a = body("Collides", -2, 2, BT_DYNAMIC, "circle", 0.5)
+      local b, _, s = body("Ghost", 2, 2, BT_DYNAMIC, "circle", 0.5)
+      s.categoryBits = 2
+      s.maskBits = 0xFFFF - 1   -- the ground's category is 1
+      step(90)
+      return {a.position.y, b.position.y}
+    """)
+    assert ys[0] == pytest.approx(0.5, abs=0.02)
+    assert ys[1] < -3
+
+
+def test_raycasts_hit_the_expected_node_at_the_expected_distance() -> None:
+    single, all_hits, none, point_body = run("""
+      body("Box", -3, 0, BT_STATIC, "box", 2, 2)
+      body("Circle", 3, 0, BT_STATIC, "circle", 1)
+      local r = world:RaycastSingle(Vector2(-10, 0), Vector2(10, 0))
+      local all = world:Raycast(Vector2(-10, 0), Vector2(10, 0))
+      local names = {}
+      for i, h in ipairs(all) do names[i] = {h.body.node.name, h.distance} end
+      local miss = world:RaycastSingle(Vector2(-10, 5), Vector2(10, 5))
+      local at = world:GetRigidBody(Vector2(3.2, 0.1))
+      return {r.body.node.name, r.distance, r.position.x, r.normal.x}, names, miss.body == nil, at.node.name
+    """)
+    assert single[0] == "Box"
+    assert single[1] == pytest.approx(6.0, abs=1e-5)
+    assert single[2] == pytest.approx(-4.0, abs=1e-5)
+    assert single[3] == pytest.approx(-1.0)
+    assert sorted(all_hits) == [["Box", pytest.approx(6.0, abs=1e-5)], ["Circle", pytest.approx(12.0, abs=1e-5)]]
+    assert none is True
+    assert point_body == "Circle"
+
+
+def test_a_revolute_joint_with_limits_limits_rotation() -> None:
+    free, limited = run("""
+      local function pendulum(x, limit)
+        local _, pivot = body("Pivot" .. x, x, 5, BT_STATIC, "box", 0.2, 0.2)
+        local arm = body("Arm" .. x, x + 1.5, 5, BT_DYNAMIC, "box", 3, 0.2)
+        local j = arm:CreateComponent("ConstraintRevolute2D")
+        j.otherBody = pivot
+        j.anchor = Vector2(x, 5)
+        if limit then
+          j.enableLimit = true
+          j.lowerAngle = -0.5
+          j.upperAngle = 0.5
+        end
+        return arm
+      end
+      local a, b = pendulum(0, false), pendulum(10, true)
+      local low_a, low_b = 0, 0
+      for _ = 1, 90 do
+        step(1)
+        low_a = math.min(low_a, a.rotation:RollAngle())
+        low_b = math.min(low_b, b.rotation:RollAngle())
+      end
+      return low_a, low_b
+    """)
+    assert free < -80                                   # swings down freely
+    assert limited == pytest.approx(-28.65, abs=1.5)    # stops at -0.5 rad
+
+
+def test_distance_prismatic_weld_and_rope_joints_hold() -> None:
+    rope_len, weld_gap, slide_y = run("""
+      local _, top = body("Top", 0, 5, BT_STATIC, "box", 0.2, 0.2)
+      local swing = body("Swing", 1.5, 5, BT_DYNAMIC, "box", 0.4, 0.4)
+      local rope = swing:CreateComponent("ConstraintRope2D")
+      rope.otherBody = top
+      rope.maxLength = 2
+      local base = body("Base", 10, 3, BT_DYNAMIC, "box", 1, 0.3)
+      local welded = body("Welded", 10, 3.6, BT_DYNAMIC, "box", 0.3, 1)
+      local weld = welded:CreateComponent("ConstraintWeld2D")
+      weld.otherBody = base:GetComponent("RigidBody2D")
+      weld.anchor = Vector2(10, 3.15)
+      local _, rail = body("Rail", 20, 5, BT_STATIC, "box", 0.2, 0.2)
+      local slider = body("Slider", 20, 4, BT_DYNAMIC, "box", 0.5, 0.5)
+      local p = slider:CreateComponent("ConstraintPrismatic2D")
+      p.otherBody = rail
+      p.anchor = Vector2(20, 4)
+      p.axis = Vector2(1, 0)
+      step(120)
+      local d = swing.position - top.node.position
+      return d:Length(), (welded.position - base.position):Length(), slider.position.y
+    """)
+    assert rope_len <= 2.0 + 0.02
+    assert weld_gap == pytest.approx(0.6, abs=0.02)
+    assert slide_y == pytest.approx(4.0, abs=0.01)   # slides only along x
+
+
+def test_misuse_is_a_clear_lua_error() -> None:
+    with pytest.raises(Exception, match="SetGravity"):
+        run("world:SetGravity(5)")
+    with pytest.raises(Exception, match="BodyType2D"):
+        run('local _, rb = body("X", 0, 0, BT_STATIC); rb.bodyType = 7')
+
+
+def test_a_degenerate_polygon_is_logged_not_fatal() -> None:
+    engine = new_engine()
+    lua(PRELUDE + """
+      local n = body("P", 0, 0, BT_DYNAMIC)
+      local p = n:CreateComponent("CollisionPolygon2D")
+      p:SetVertices({Vector2(0, 0), Vector2(1, 0), Vector2(2, 0)})
+      step(2)
+    """, engine)
+    log = [e["message"] for e in engine.report().log]
+    assert any("CollisionPolygon2D" in m and "no area" in m for m in log)
+
+
+TRAJECTORY = """
+function Start()
+  scene_ = Scene()
+  scene_:CreateComponent("PhysicsWorld2D")
+  local g = scene_:CreateChild("Ground")
+  g.position = Vector3(0, -1, 0)
+  g:CreateComponent("RigidBody2D")
+  g:CreateComponent("CollisionBox2D").size = Vector2(30, 1)
+  for i = 0, 29 do
+    local n = scene_:CreateChild("P" .. i)
+    n.position = Vector3((i % 5) * 0.7 - 1.4 + (i % 3) * 0.05, 1 + i * 0.6, 0)
+    n.rotation = Quaternion(0, 0, i * 7)
+    n:CreateComponent("RigidBody2D").bodyType = BT_DYNAMIC
+    local s = (i % 2 == 0) and n:CreateComponent("CollisionBox2D") or n:CreateComponent("CollisionCircle2D")
+    if i % 2 == 0 then s.size = Vector2(0.5, 0.4) else s.radius = 0.25 end
+    s.density = 1; s.friction = 0.4; s.restitution = 0.2
+  end
+end
+"""
+
+DIGEST_SCRIPT = """
+import hashlib, json, sys, tempfile
+from pathlib import Path
+from engine import Engine
+tmp = Path(tempfile.mkdtemp()); (tmp / "scripts").mkdir()
+(tmp / "scripts" / "main.lua").write_text(sys.stdin.read())
+e = Engine(tmp); e.start()
+h = hashlib.sha256()
+for _ in range(1000):
+    e.run_frames(1)
+    for n in e.scene_dump()[0]["children"]:
+        h.update(json.dumps([n["name"], n["world_position"], n["world_rotation"]]).encode())
+print(h.hexdigest())
+"""
+
+
+def test_a_1000_step_trajectory_is_bit_identical_in_five_fresh_processes() -> None:
+    digests = set()
+    for _ in range(5):
+        out = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT], input=TRAJECTORY, capture_output=True, text=True,
+                             cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, check=True)
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1, digests
+    assert len(next(iter(digests))) == 64
+
+
+def test_digest_helper_sees_the_bodies_move() -> None:
+    engine = new_engine(TRAJECTORY)
+    engine.start()
+    before = json.dumps(engine.scene_dump())
+    engine.run_frames(10)
+    assert hashlib.sha256(before.encode()).digest() != hashlib.sha256(json.dumps(engine.scene_dump()).encode()).digest()
