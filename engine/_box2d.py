@@ -19,6 +19,7 @@ wheel's own `worldManifold` returns garbage normals).
 
 from __future__ import annotations
 
+import itertools
 import math
 import struct
 from collections.abc import Callable
@@ -92,7 +93,7 @@ def _pack_contact(contact: Any) -> bytes:
     return head + b"".join(_CONTACT_POINT.pack(*p) for p in points)
 
 
-class _Listener(B.b2ContactListener):  # type: ignore[misc]
+class _Listener(B.b2ContactListener):
     """Records the contacts that begin and end during a step (Urho3D sends their events after the step)."""
 
     def __init__(self) -> None:
@@ -128,7 +129,7 @@ class _PreSolveListener(_Listener):
         contact.enabled = bool(enabled)
 
 
-class _Ray(B.b2RayCastCallback):  # type: ignore[misc]
+class _Ray(B.b2RayCastCallback):
     def __init__(self, mask: int) -> None:
         super().__init__()
         self.mask = mask
@@ -142,7 +143,7 @@ class _Ray(B.b2RayCastCallback):  # type: ignore[misc]
         return 1.0
 
 
-class _Query(B.b2QueryCallback):  # type: ignore[misc]
+class _Query(B.b2QueryCallback):
     def __init__(self, mask: int, point: tuple[float, float] | None) -> None:
         super().__init__()
         self.mask = mask
@@ -411,7 +412,7 @@ class Box2DHost:
                 points = list(zip(g[0::2], g[1::2], strict=False))
                 if len(points) > MAX_CHAIN_VERTICES:
                     return f"a chain has at most {MAX_CHAIN_VERTICES} vertices"
-                for (ax, ay), (bx, by) in zip(points, points[1:], strict=False):
+                for (ax, ay), (bx, by) in itertools.pairwise(points):
                     if (ax - bx) ** 2 + (ay - by) ** 2 <= (0.005 * 0.5) ** 2:   # Box2D asserts on these
                         return "a chain's consecutive vertices are too close together"
                 if p.get("loop"):
