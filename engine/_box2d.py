@@ -19,6 +19,7 @@ wheel's own `worldManifold` returns garbage normals).
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import math
 import struct
@@ -38,6 +39,39 @@ _BODY_RECORD = struct.Struct("<i3d")       # id, x, y, angle (radians)
 _CONTACT_HEAD = struct.Struct("<3i")       # fixture A, fixture B, point count
 _CONTACT_POINT = struct.Struct("<5d")      # x, y, normal x, normal y, separation
 _F32 = struct.Struct("<f")
+
+
+# Reading awake bodies' transforms is the engine's per-step cost beside Box2D's own: through the wheel's
+# properties it takes six Python-level calls per body.  b2Body's first fields (Box2D 2.3: m_type, m_flags,
+# m_islandIndex, m_xf, m_sweep) are read instead straight from memory, two C calls per body; `_raw_layout_ok()`
+# checks the layout against the properties once per process and the properties are used if it ever differs.
+_RAW_BODY = struct.Struct("<4xH6x2f36xf")     # flags, position x, y, sweep angle
+_RAW_SIZE = 60
+_AWAKE_FLAG, _ACTIVE_FLAG = 0x0002, 0x0020
+_raw_checked: list[bool] = []
+
+
+def _raw_layout_ok() -> bool:
+    if not _raw_checked:
+        ok = False
+        try:
+            world = B.b2World(gravity=(0, 0))
+            probe = world.CreateBody(B.b2BodyDef(type=B.b2_dynamicBody, position=(1.5, -2.25), angle=0.7))
+            view = _raw_view(probe)
+            flags, x, y, a = _RAW_BODY.unpack_from(view)
+            ok = (x, y, a) == (probe.position[0], probe.position[1], probe.angle) and bool(flags & _AWAKE_FLAG)
+            probe.awake = False
+            flags, *_ = _RAW_BODY.unpack_from(view)
+            ok = ok and not flags & _AWAKE_FLAG and bool(flags & _ACTIVE_FLAG)
+        except Exception:   # any surprise: use the wheel's properties
+            ok = False
+        _raw_checked.append(ok)
+    return _raw_checked[0]
+
+
+def _raw_view(body: Any) -> Any:
+    """The first bytes of a b2Body as a ctypes array over its memory (valid while the body lives)."""
+    return (ctypes.c_char * _RAW_SIZE).from_address(int(body.this))
 
 
 def _f32(value: float) -> float:
@@ -87,8 +121,8 @@ def _world_manifold(contact: Any) -> list[tuple[float, float, float, float, floa
     return out
 
 
-def _pack_contact(contact: Any) -> bytes:
-    points = _world_manifold(contact)
+def _pack_contact(contact: Any, with_points: bool = True) -> bytes:
+    points = _world_manifold(contact) if with_points else []
     head = _CONTACT_HEAD.pack(contact.fixtureA.userData, contact.fixtureB.userData, len(points))
     return head + b"".join(_CONTACT_POINT.pack(*p) for p in points)
 
@@ -99,17 +133,18 @@ class _Listener(B.b2ContactListener):
     def __init__(self) -> None:
         super().__init__()
         self.stepping = False
+        self.points = True      # compute contact points (only when a game handler will read them)
         self.begins: list[bytes] = []
         self.ends: list[bytes] = []
 
     def BeginContact(self, contact: Any) -> None:  # noqa: N802 (Box2D's name)
         if self.stepping:
-            self.begins.append(_pack_contact(contact))
+            self.begins.append(_pack_contact(contact, self.points))
 
     def EndContact(self, contact: Any) -> None:  # noqa: N802
         # Box2D also ends contacts when a body or fixture is destroyed; Urho3D reports only those of a step
         if self.stepping:
-            self.ends.append(_pack_contact(contact))
+            self.ends.append(_pack_contact(contact, self.points))
 
 
 class _PreSolveListener(_Listener):
@@ -167,9 +202,9 @@ class _World:
         self.world = B.b2World(gravity=(gx, gy), doSleep=True)
         self.listener = _Listener()
         self.presolve_listener = _PreSolveListener()
-        self.world.contactListener = self.listener
-        # bodies whose transform a step can change (not static), in creation order
-        self.moving: dict[int, Any] = {}
+        self.installed: _Listener | None = None   # the listener set on the world now
+        # bodies whose transform a step can change (not static), in creation order: id -> (body, raw view)
+        self.moving: dict[int, tuple[Any, Any]] = {}
 
 
 class Box2DHost:
@@ -218,31 +253,49 @@ class Box2DHost:
         return bool(getattr(w, key))
 
     def step(self, wid: int, dt: float, velocity_iterations: int, position_iterations: int,
-             presolve: Callable[[bytes, bool], Any] | None) -> tuple[bytes, bytes, bytes]:
-        """One Box2D step; the awake moving bodies' transforms and the contacts begun and ended, packed."""
+             presolve: Callable[[bytes, bool], Any] | None, contacts: int = 2) -> tuple[bytes, bytes, bytes]:
+        """One Box2D step; the awake moving bodies' transforms and the contacts begun and ended, packed.
+
+        `contacts`: 0 when no one reads contacts (no listener: the wheel's Python contact listener calls Python
+        for every touching contact's PreSolve and PostSolve, which triples a crowded step), 1 for the pairs only
+        (batteries), 2 with their points (a contact event has a handler)."""
         state = self._worlds[wid]
-        listener = state.listener
+        listener: _Listener | None = None
         if presolve is not None:
             listener = state.presolve_listener
-            listener.presolve = presolve
-        state.world.contactListener = listener
-        listener.stepping = True
-        try:
+            state.presolve_listener.presolve = presolve
+        elif contacts:
+            listener = state.listener
+        if state.installed is not listener:
+            state.world.contactListener = listener
+            state.installed = listener
+        if listener is None:
             state.world.Step(dt, velocity_iterations, position_iterations)
-        finally:
-            listener.stepping = False
-            if presolve is not None:
+            begins = ends = b""
+        else:
+            listener.points = contacts >= 2
+            listener.stepping = True
+            try:
+                state.world.Step(dt, velocity_iterations, position_iterations)
+            finally:
+                listener.stepping = False
                 state.presolve_listener.presolve = None
-                state.world.contactListener = state.listener
+            begins, ends = b"".join(listener.begins), b"".join(listener.ends)
+            listener.begins.clear()
+            listener.ends.clear()
         pack = _BODY_RECORD.pack
         parts = []
-        for bid, body in state.moving.items():
-            if body.awake and body.active:
-                p = body.position
-                parts.append(pack(bid, p[0], p[1], body.angle))
-        begins, ends = b"".join(listener.begins), b"".join(listener.ends)
-        listener.begins.clear()
-        listener.ends.clear()
+        if _raw_layout_ok():
+            unpack, mask = _RAW_BODY.unpack_from, _AWAKE_FLAG | _ACTIVE_FLAG
+            for bid, (_, view) in state.moving.items():
+                flags, x, y, a = unpack(view)
+                if flags & mask == mask:
+                    parts.append(pack(bid, x, y, a))
+        else:
+            for bid, (body, _) in state.moving.items():
+                if body.awake and body.active:
+                    p = body.position
+                    parts.append(pack(bid, p[0], p[1], body.angle))
         return b"".join(parts), begins, ends
 
     # Bodies
@@ -271,7 +324,7 @@ class Box2DHost:
         body.userData = bid
         self._bodies[bid] = (wid, body)
         if body_type != 0:
-            state.moving[bid] = body
+            state.moving[bid] = (body, _raw_view(body))
         return bid
 
     def _forget_body(self, bid: int) -> None:
@@ -305,7 +358,7 @@ class Box2DHost:
                 moving.pop(bid, None)
             else:
                 # keep creation order among moving bodies, so results never depend on when a type changed
-                moving[bid] = body
+                moving[bid] = (body, _raw_view(body))
                 order = sorted(moving)
                 items = {k: moving[k] for k in order}
                 moving.clear()

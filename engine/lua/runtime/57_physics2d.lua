@@ -96,6 +96,7 @@ local function flush_teleports(w)
   w.teleports = {}
   for _, b in ipairs(list) do
     b.teleport_pending = false
+    b.lx = nil   -- the next step's result is written whatever it is
     local node = b.node
     if b.bid and node and not b.removed then
       local r = world_of(node)
@@ -280,6 +281,7 @@ local function leave_world(b)
 end
 
 FACTORIES.RigidBody2D = function(c)
+  c.is_physics2d = true
   c.body_type = BT_STATIC
   c.mass, c.inertia, c.center_x, c.center_y = 0.0, 0.0, 0.0, 0.0
   c.use_fixture_mass = true
@@ -540,6 +542,7 @@ end
 local function shape_factory(init)
   return function(s)
     s.is_shape2d = true
+    s.is_physics2d = true
     s.density, s.friction, s.restitution, s.trigger = 0.0, 0.2, 0.0, false
     s.category_bits, s.mask_bits, s.group_index = 1, 0xFFFF, 0
     init(s)
@@ -985,7 +988,9 @@ end
 
 local function proxy(x) return x and x.proxy end
 
+local has_subscribers = E.has_subscribers
 local function send_contact(w, info, world_event, node_event, extra)
+  if not has_subscribers(world_event) and not has_subscribers(node_event) then return extra end
   local na, nb = info.node_a, info.node_b
   local fields = {World = w.proxy, BodyA = proxy(info.body_a), BodyB = proxy(info.body_b), NodeA = proxy(na),
     NodeB = proxy(nb), Contacts = info.buffer, ShapeA = proxy(info.shape_a), ShapeB = proxy(info.shape_b)}
@@ -1036,26 +1041,47 @@ local function presolve_callback(w)
   end
 end
 
+-- Awake bodies write their nodes (RigidBody2D::ApplyWorldTransform): the common case, a node whose parent is the
+-- scene, is written here directly; the step's own records are unpacked in one call (format cached per count).
+local formats = setmetatable({}, {__mode = "v"})
+local function records_format(n)
+  local f = formats[n]
+  if f == nil then f = "<" .. string.rep("i4ddd", n); formats[n] = f end
+  return f
+end
+local function mark_moved(r)
+  if r.dirty then return end
+  r.dirty = true
+  local kids = r.children
+  for i = 1, #kids do mark_dirty(kids[i]) end
+  local comps = r.components
+  for i = 1, #comps do
+    local c = comps[i]
+    local on = c.on_marked_dirty
+    if on and not c.is_physics2d then on(c) end   -- this file's own hooks ignore the step's writes
+  end
+end
+
 local function apply_transforms(w, packed)
+  local count = #packed // 28
+  if count == 0 then return end
   local by_bid = w.by_bid
-  local pos, n = 1, #packed
+  local v = {sunpack(records_format(count), packed)}
   w.applying = true
-  while pos <= n do
-    local bid, x, y, a
-    bid, x, y, a, pos = sunpack("<i4ddd", packed, pos)
-    local b = by_bid[bid]
+  for i = 1, 4 * count, 4 do
+    local b = by_bid[v[i]]
     local r = b and b.node
-    if r and not r.removed then
+    local x, y, a = v[i + 1], v[i + 2], v[i + 3]
+    if r and not r.removed and (x ~= b.lx or y ~= b.ly or a ~= b.la) then
+      b.lx, b.ly, b.la = x, y, a
       local half = a * 0.5
       local qw, qz = mcos(half), msin(half)
       local p = r.parent
       if p == nil or p.parent == nil then
-        -- the node's parent is the scene (identity): world = local, keep z as Urho3D does
-        if r.px ~= x or r.py ~= y or r.rw ~= qw or r.rz ~= qz or r.rx ~= 0 or r.ry ~= 0 then
-          r.px, r.py = x, y
-          r.rw, r.rx, r.ry, r.rz = qw, 0.0, 0.0, qz
-          mark_dirty(r)
-        end
+        -- the node's parent is the scene (identity): world = local, z kept as Urho3D does
+        r.px, r.py = x, y
+        r.rw, r.rx, r.ry, r.rz = qw, 0.0, 0.0, qz
+        mark_moved(r)
       else
         local wr = world_of(r)
         local N = E.IMPL.Node.methods
@@ -1073,7 +1099,11 @@ function E.physics2d_update(w, dt)
   if w.removed then return end
   flush_teleports(w)
   local presolve = wants_presolve() and presolve_callback(w) or nil
-  local moved, begins, ends = host_call(H.step, w.wid, dt, w.velocity_iterations, w.position_iterations, presolve)
+  local contacts = (has_subscribers("PhysicsBeginContact2D") or has_subscribers("NodeBeginContact2D")
+    or has_subscribers("PhysicsEndContact2D") or has_subscribers("NodeEndContact2D")) and 2
+    or (E.physics2d_tracking and 1 or 0)
+  local moved, begins, ends = host_call(H.step, w.wid, dt, w.velocity_iterations, w.position_iterations, presolve,
+    contacts)
   if E.state.aborted then error(E.ABORT, 0) end
   apply_transforms(w, moved)
   local begin_infos, end_infos = {}, {}
@@ -1091,8 +1121,11 @@ function E.physics2d_update(w, dt)
   E.send_event("PhysicsPostStep", {World = sender, TimeStep = dt}, sender)
 end
 
--- Batteries: the contacts begun this frame, as plain records (docs/tasks.md).
+-- Batteries: the contacts begun this frame, as plain records (docs/tasks.md).  Contacts are only gathered while
+-- someone reads them (a contact event handler, or a battery that called this once: tracking starts then).
+E.physics2d_tracking = false
 function E.physics2d_contacts_this_frame()
+  E.physics2d_tracking = true
   local out = {}
   for _, w in ipairs(worlds) do
     local seen = w.contacts_seen
