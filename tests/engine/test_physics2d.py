@@ -326,3 +326,135 @@ def test_digest_helper_sees_the_bodies_move() -> None:
     before = json.dumps(engine.scene_dump())
     engine.run_frames(10)
     assert hashlib.sha256(before.encode()).digest() != hashlib.sha256(json.dumps(engine.scene_dump()).encode()).digest()
+
+
+def test_update_contact_can_disable_a_contact_one_way_platform() -> None:
+    y = run("""
+      local _, _, plat = body("Platform", 0, 0, BT_STATIC, "box", 4, 0.2)
+      local n, rb = body("Jumper", 0, -1, BT_DYNAMIC, "circle", 0.25)
+      rb.linearVelocity = Vector2(0, 8)
+      SubscribeToEvent("PhysicsUpdateContact2D", function(_, d)
+        -- pass through while moving up, as one-way platforms do
+        local other = d["NodeB"]:GetPtr()
+        if other:GetComponent("RigidBody2D").linearVelocity.y > 0 then d["Enabled"] = false end
+      end)
+      step(120)
+      return n.position.y
+    """)
+    assert y == pytest.approx(0.1 + 0.25, abs=0.03)   # went up through it, landed on top
+
+
+def test_a_handler_may_remove_a_body_it_is_told_about() -> None:
+    removed, gone = run("""
+      body("Ground", 0, -0.5, BT_STATIC, "box", 20, 1)
+      local n = body("Bomb", 0, 2, BT_DYNAMIC, "circle", 0.5)
+      local removed = false
+      SubscribeToEvent("PhysicsBeginContact2D", function(_, d)
+        local b = d["NodeB"]:GetPtr()
+        if b.name == "Bomb" then b:Remove(); removed = true end
+      end)
+      step(90)
+      return removed, scene_:GetChild("Bomb") == nil
+    """)
+    assert removed and gone
+
+
+def test_node_scale_applies_to_shapes_and_a_moved_dynamic_node_teleports() -> None:
+    hit, moved_y = run("""
+      local n = scene_:CreateChild("Big")
+      n.position = Vector3(0, 0, 0)
+      n.scale = Vector3(4, 4, 1)
+      n:CreateComponent("RigidBody2D").bodyType = BT_STATIC
+      n:CreateComponent("CollisionCircle2D").radius = 0.5
+      local r = world:RaycastSingle(Vector2(-10, 0), Vector2(10, 0))
+      local d, rb = body("D", 10, 10, BT_DYNAMIC, "box", 1, 1)
+      world.gravity = Vector2(0, 0)
+      step(1)
+      d.position = Vector3(10, -5, 0)
+      step(1)
+      return r.distance, d.position.y
+    """)
+    assert hit == pytest.approx(8.0, abs=1e-4)   # radius 0.5 scaled by 4
+    assert moved_y == pytest.approx(-5.0)
+
+
+def test_edge_chain_and_polygon_shapes_collide() -> None:
+    ys = run("""
+      local g = scene_:CreateChild("Floor")
+      g:CreateComponent("RigidBody2D")
+      local e = g:CreateComponent("CollisionEdge2D")
+      e:SetVertices(Vector2(-10, 0), Vector2(-2, 0))
+      local c = g:CreateComponent("CollisionChain2D")
+      c:SetVertices({Vector2(-1, 0), Vector2(1, 0), Vector2(3, 0)})
+      local tri = body("Tri", 0, 2, BT_DYNAMIC)
+      local p = tri:CreateComponent("CollisionPolygon2D")
+      p:SetVertexCount(3)
+      p:SetVertex(0, Vector2(-0.5, 0)); p:SetVertex(1, Vector2(0.5, 0)); p:SetVertex(2, Vector2(0, 0.5))
+      p.density = 1
+      local ball = body("Ball", -5, 2, BT_DYNAMIC, "circle", 0.5)
+      step(120)
+      return {tri.position.y, ball.position.y, p.mass}
+    """)
+    assert ys[0] == pytest.approx(0.0, abs=0.02)
+    assert ys[1] == pytest.approx(0.5, abs=0.02)
+    assert ys[2] == pytest.approx(0.25, abs=1e-4)   # area 0.25 at density 1
+
+
+def test_mouse_joint_drags_its_body_to_the_target() -> None:
+    x, y = run("""
+      world.gravity = Vector2(0, 0)
+      local _, ground = body("Ground", 0, -5, BT_STATIC, "box", 1, 1)
+      local n, rb = body("Drag", 0, 0, BT_DYNAMIC, "box", 1, 1)
+      local m = n:CreateComponent("ConstraintMouse2D")
+      m.target = Vector2(0, 0)
+      m.maxForce = 1000 * rb.mass
+      m.otherBody = ground
+      m.target = Vector2(3, 2)
+      step(120)
+      return n.position.x, n.position.y
+    """)
+    assert (x, y) == (pytest.approx(3.0, abs=0.05), pytest.approx(2.0, abs=0.05))
+
+
+BATTERY_GAME = """
+function Start()
+  scene_ = Scene()
+  scene_:CreateComponent("PhysicsWorld2D")
+  local g = scene_:CreateChild("Ground")
+  g.position = Vector3(0, -0.5, 0)
+  g:CreateComponent("RigidBody2D")
+  g:CreateComponent("CollisionBox2D").size = Vector2(10, 1)
+  local b = scene_:CreateChild("Ball")
+  b.position = Vector3(0, 2, 0)
+  b:CreateComponent("RigidBody2D").bodyType = BT_DYNAMIC
+  local c = b:CreateComponent("CollisionCircle2D")
+  c.radius = 0.5
+  c.density = 1
+end
+"""
+
+BATTERY = """
+local h = harness
+h.start()
+h.track_contacts2d()
+h.run(0.3)
+local ball = h.find("Ball")
+local v = ball:component("RigidBody2D"):get("linearVelocity")
+local before = #h.contacts2d(0)
+h.run(1.5)
+local contacts = h.contacts2d(0)
+requirement("R1", {capabilities = {"physics"}}, function(check)
+  check.less("falling", v.y, -1)
+  check.equal("no contact yet", before, 0)
+  check.equal("one contact", #contacts, 1)
+  check.equal("with the ground", contacts[1].node_a.name .. "/" .. contacts[1].node_b.name, "Ground/Ball")
+  check.equal("asleep", ball:component("RigidBody2D"):get("awake"), false)
+end)
+"""
+
+
+def test_batteries_read_velocity_awake_and_contacts() -> None:
+    engine = new_engine(BATTERY_GAME)
+    engine.run_battery(BATTERY, "battery/test.lua")
+    reqs = engine.requirements()
+    assert reqs[0]["passed"], reqs

@@ -61,7 +61,6 @@ end
 ----------------------------------------------------------------------------------------------------
 local W = class("PhysicsWorld2D")
 local WM = W.methods
-local worlds = {}   -- live world records, in creation order
 
 local function world_rec(self) return comp_rec(self) end
 
@@ -76,8 +75,6 @@ FACTORIES.PhysicsWorld2D = function(c)
   c.by_fid = {}           -- host fixture id -> shape record
   c.teleports = {}        -- body records whose node moved since the last hand-over
   c.applying = false      -- true while the step writes nodes (their bodies must not follow)
-  c.contacts_seen = {}    -- this frame's begun contacts, for batteries
-  worlds[#worlds + 1] = c
   c.on_scene_set = function(x, scene)
     E.subscribe(x, nil, scene.proxy, "SceneSubsystemUpdate", function(_, data)
       if x.update_enabled and not x.removed then E.physics2d_update(x, data.TimeStep:GetFloat()) end
@@ -1111,31 +1108,43 @@ function E.physics2d_update(w, dt)
   while pos <= #begins do begin_infos[#begin_infos + 1], pos = contact_info(w, begins, pos) end
   pos = 1
   while pos <= #ends do end_infos[#end_infos + 1], pos = contact_info(w, ends, pos) end
-  local seen = w.contacts_seen
-  if seen.frame ~= E.clock.frame then seen = {frame = E.clock.frame}; w.contacts_seen = seen end
   for _, info in ipairs(begin_infos) do
-    seen[#seen + 1] = info
+    E.physics2d_log_contact(info, (info.shape_a and info.shape_a.trigger) or (info.shape_b and info.shape_b.trigger)
+      or false)
     send_contact(w, info, "PhysicsBeginContact2D", "NodeBeginContact2D")
   end
   for _, info in ipairs(end_infos) do send_contact(w, info, "PhysicsEndContact2D", "NodeEndContact2D") end
   E.send_event("PhysicsPostStep", {World = sender, TimeStep = dt}, sender)
 end
 
--- Batteries: the contacts begun this frame, as plain records (docs/tasks.md).  Contacts are only gathered while
--- someone reads them (a contact event handler, or a battery that called this once: tracking starts then).
+-- Batteries: the contacts that began, with their frame (docs/tasks.md).  Contacts are only gathered while someone
+-- reads them (a contact event handler, or a battery once it asked: `E.physics2d_track()` starts the log), because
+-- gathering them costs Box2D a Python call per touching contact and step.  The log keeps the last MAX_LOG.
+local MAX_LOG = 10000
 E.physics2d_tracking = false
-function E.physics2d_contacts_this_frame()
-  E.physics2d_tracking = true
-  local out = {}
-  for _, w in ipairs(worlds) do
-    local seen = w.contacts_seen
-    if seen.frame == E.clock.frame then
-      for _, info in ipairs(seen) do
-        out[#out + 1] = {node_a = info.node_a, node_b = info.node_b, shape_a = info.shape_a, shape_b = info.shape_b,
-                         trigger = (info.shape_a and info.shape_a.trigger) or (info.shape_b and info.shape_b.trigger)
-                           or false}
-      end
+E.physics2d_log = {}
+function E.physics2d_track() E.physics2d_tracking = true end
+local function log_contact(info, trigger)
+  local log = E.physics2d_log
+  if not E.physics2d_tracking then return end
+  if #log >= MAX_LOG then table.remove(log, 1) end
+  log[#log + 1] = {frame = E.clock.frame, node_a = info.node_a, node_b = info.node_b, shape_a = info.shape_a,
+                   shape_b = info.shape_b, trigger = trigger}
+end
+E.physics2d_log_contact = log_contact
+
+-- GetRigidBody(screenX, screenY): the first viewport showing the world's scene turns the point into the world.
+function E.physics2d_viewport_point(w, sx, sy)
+  local R = E.IMPL.Renderer.methods
+  local n = w.node
+  local scene = n and (n.scene or n)
+  if scene == nil then return nil end
+  for i = 0, R.GetNumViewports() - 1 do
+    local vp = R.GetViewport(nil, i)
+    if vp and vp:GetScene() == scene.proxy then
+      local p = vp:ScreenToWorldPoint(sx, sy, 0.0)
+      return {x = p.x, y = p.y}
     end
   end
-  return out
+  return nil
 end
