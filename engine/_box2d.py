@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 import Box2D as B
+import numpy as np
 
 BOX2D_WHEEL_VERSION = "2.3.10"
 MAX_LIVE_BODIES = 50_000
@@ -35,7 +36,6 @@ MAX_LIVE_JOINTS = 50_000
 MAX_POLYGON_VERTICES = 8          # Urho3D's Box2D build: b2_maxPolygonVertices (the wheel allows 16)
 MAX_CHAIN_VERTICES = 10_000
 
-_BODY_RECORD = struct.Struct("<i3d")       # id, x, y, angle (radians)
 _CONTACT_HEAD = struct.Struct("<3i")       # fixture A, fixture B, point count
 _CONTACT_POINT = struct.Struct("<5d")      # x, y, normal x, normal y, separation
 _F32 = struct.Struct("<f")
@@ -48,6 +48,11 @@ _F32 = struct.Struct("<f")
 _RAW_BODY = struct.Struct("<4xH6x2f36xf")     # flags, position x, y, sweep angle
 _RAW_SIZE = 60
 _AWAKE_FLAG, _ACTIVE_FLAG = 0x0002, 0x0020
+# The same fields as a numpy record over the concatenated bytes, and what the step hands Lua: for each awake, active
+# moving body, its index in `moving_order` (0-based), position and angle, 16 bytes.
+_RAW_DTYPE = np.dtype({"names": ["flags", "x", "y", "a"], "formats": ["<u2", "<f4", "<f4", "<f4"],
+                       "offsets": [4, 12, 16, 56], "itemsize": _RAW_SIZE})
+_OUT_DTYPE = np.dtype([("i", "<i4"), ("x", "<f4"), ("y", "<f4"), ("a", "<f4")])
 _raw_checked: list[bool] = []
 
 
@@ -205,6 +210,12 @@ class _World:
         self.installed: _Listener | None = None   # the listener set on the world now
         # bodies whose transform a step can change (not static), in creation order: id -> (body, raw view)
         self.moving: dict[int, tuple[Any, Any]] = {}
+        self.views: list[Any] | None = None   # the moving bodies' raw views, in order (None: to rebuild)
+        self.generation = 0                   # changes whenever the moving bodies do (Lua re-reads their order)
+
+    def moving_changed(self) -> None:
+        self.views = None
+        self.generation += 1
 
 
 class Box2DHost:
@@ -214,6 +225,7 @@ class Box2DHost:
         self._worlds: dict[int, _World] = {}
         self._bodies: dict[int, tuple[int, Any]] = {}      # id -> (world id, b2Body)
         self._fixtures: dict[int, tuple[int, Any]] = {}    # id -> (body id, b2Fixture)
+        self._body_fixtures: dict[int, list[int]] = {}     # body id -> its fixtures' ids
         self._joints: dict[int, tuple[int, Any]] = {}      # id -> (world id, b2Joint)
         self._next_id = 0
 
@@ -253,8 +265,8 @@ class Box2DHost:
         return bool(getattr(w, key))
 
     def step(self, wid: int, dt: float, velocity_iterations: int, position_iterations: int,
-             presolve: Callable[[bytes, bool], Any] | None, contacts: int = 2) -> tuple[bytes, bytes, bytes]:
-        """One Box2D step; the awake moving bodies' transforms and the contacts begun and ended, packed.
+             presolve: Callable[[bytes, bool], Any] | None, contacts: int = 2) -> tuple[bytes, int, bytes, bytes]:
+        """One Box2D step; the moving bodies' state, their order's generation, the contacts begun and ended.
 
         `contacts`: 0 when no one reads contacts (no listener: the wheel's Python contact listener calls Python
         for every touching contact's PreSolve and PostSolve, which triples a crowded step), 1 for the pairs only
@@ -283,20 +295,30 @@ class Box2DHost:
             begins, ends = b"".join(listener.begins), b"".join(listener.ends)
             listener.begins.clear()
             listener.ends.clear()
-        pack = _BODY_RECORD.pack
-        parts = []
+        # The awake, active moving bodies' transforms: every moving body's first bytes copied (one C-level copy per
+        # body), then selected and packed by numpy; 16 bytes per body for Lua.
+        if state.views is None:
+            state.views = [view for _, view in state.moving.values()]
+        if not state.views:
+            return b"", state.generation, begins, ends
         if _raw_layout_ok():
-            unpack, mask = _RAW_BODY.unpack_from, _AWAKE_FLAG | _ACTIVE_FLAG
-            for bid, (_, view) in state.moving.items():
-                flags, x, y, a = unpack(view)
-                if flags & mask == mask:
-                    parts.append(pack(bid, x, y, a))
+            rec = np.frombuffer(b"".join(map(bytes, state.views)), dtype=_RAW_DTYPE)
         else:
-            for bid, (body, _) in state.moving.items():
-                if body.awake and body.active:
-                    p = body.position
-                    parts.append(pack(bid, p[0], p[1], body.angle))
-        return b"".join(parts), begins, ends
+            rec = np.array([((_AWAKE_FLAG if body.awake else 0) | (_ACTIVE_FLAG if body.active else 0),
+                             body.position[0], body.position[1], body.angle) for body, _ in state.moving.values()],
+                           dtype=_RAW_DTYPE)
+        mask = _AWAKE_FLAG | _ACTIVE_FLAG
+        index = np.flatnonzero((rec["flags"] & mask) == mask)
+        out = np.empty(len(index), dtype=_OUT_DTYPE)
+        out["i"] = index
+        out["x"] = rec["x"][index]
+        out["y"] = rec["y"][index]
+        out["a"] = rec["a"][index]
+        return out.tobytes(), state.generation, begins, ends
+
+    def moving_order(self, wid: int) -> tuple[int, ...]:
+        """The ids of the bodies whose records `step` returns, in that order."""
+        return tuple(self._worlds[wid].moving)
 
     # Bodies
     def body_new(self, wid: int, body_type: int, x: float, y: float, angle: float, props: Any) -> int:
@@ -325,15 +347,16 @@ class Box2DHost:
         self._bodies[bid] = (wid, body)
         if body_type != 0:
             state.moving[bid] = (body, _raw_view(body))
+            state.moving_changed()
         return bid
 
     def _forget_body(self, bid: int) -> None:
         wid, body = self._bodies.pop(bid)
         state = self._worlds.get(wid)
-        if state is not None:
-            state.moving.pop(bid, None)
-        for fid in [f for f, (owner, _) in self._fixtures.items() if owner == bid]:
-            del self._fixtures[fid]
+        if state is not None and state.moving.pop(bid, None) is not None:
+            state.moving_changed()
+        for fid in self._body_fixtures.pop(bid, []):
+            self._fixtures.pop(fid, None)
         # Box2D destroys the body's joints with it (the Lua side releases them first; this is the safety net)
         attached = {int(edge.joint.this) for edge in body.joints}
         for jid, (_, j) in list(self._joints.items()):
@@ -363,6 +386,7 @@ class Box2DHost:
                 items = {k: moving[k] for k in order}
                 moving.clear()
                 moving.update(items)
+            self._worlds[wid].moving_changed()
         elif key == "linearVelocity":
             body.linearVelocity = (float(a), float(b))
         elif key == "angularVelocity":
@@ -495,6 +519,7 @@ class Box2DHost:
         fid = self._new_id()
         fixture.userData = fid
         self._fixtures[fid] = (bid, fixture)
+        self._body_fixtures.setdefault(bid, []).append(fid)
         return fid
 
     def fixture_destroy(self, fid: int, keep_mass: bool) -> None:
@@ -502,6 +527,7 @@ class Box2DHost:
         if entry is None:
             return
         bid, fixture = entry
+        self._body_fixtures[bid].remove(fid)
         body = self._bodies[bid][1]
         saved = body.massData if keep_mass else None
         body.DestroyFixture(fixture)
@@ -680,7 +706,7 @@ class Box2DHost:
         names = ("world_new", "world_destroy", "world_set", "world_get", "step", "body_new", "body_destroy",
                  "body_set", "body_set_transform", "body_get", "body_apply", "fixture_new", "fixture_destroy",
                  "fixture_set", "fixture_mass", "joint_new", "joint_destroy", "joint_set", "joint_target",
-                 "joint_get", "raycast", "query_point", "query_aabb", "live_counts")
+                 "joint_get", "raycast", "query_point", "query_aabb", "live_counts", "moving_order")
         return {name: getattr(self, name) for name in names}
 
 

@@ -75,6 +75,7 @@ FACTORIES.PhysicsWorld2D = function(c)
   c.by_fid = {}           -- host fixture id -> shape record
   c.teleports = {}        -- body records whose node moved since the last hand-over
   c.applying = false      -- true while the step writes nodes (their bodies must not follow)
+  c.moving, c.generation = {}, -1   -- the body records of the step's moving-body records, and their generation
   c.on_scene_set = function(x, scene)
     E.subscribe(x, nil, scene.proxy, "SceneSubsystemUpdate", function(_, data)
       if x.update_enabled and not x.removed then E.physics2d_update(x, data.TimeStep:GetFloat()) end
@@ -1038,16 +1039,17 @@ local function presolve_callback(w)
   end
 end
 
--- Awake bodies write their nodes (RigidBody2D::ApplyWorldTransform): the common case, a node whose parent is the
--- scene, is written here directly; the step's own records are unpacked in one call (format cached per count).
+-- Awake bodies write their nodes (RigidBody2D::ApplyWorldTransform).  The step hands over every moving body's first
+-- bytes (flags, position, angle: engine/_box2d.py) in an order Lua re-reads when its generation changes; they are
+-- unpacked in one call (format cached per count).  A node whose parent is the scene is written here directly.
+local RECORD, RECORD_SIZE = "i4fff", 16   -- engine/_box2d.py _OUT_DTYPE: index in the moving order, x, y, angle
 local formats = setmetatable({}, {__mode = "v"})
 local function records_format(n)
   local f = formats[n]
-  if f == nil then f = "<" .. string.rep("i4ddd", n); formats[n] = f end
+  if f == nil then f = "<" .. string.rep(RECORD, n); formats[n] = f end
   return f
 end
 local function mark_moved(r)
-  if r.dirty then return end
   r.dirty = true
   local kids = r.children
   for i = 1, #kids do mark_dirty(kids[i]) end
@@ -1059,36 +1061,49 @@ local function mark_moved(r)
   end
 end
 
-local function apply_transforms(w, packed)
-  local count = #packed // 28
+local function moving_bodies(w, generation)
+  if w.generation ~= generation then
+    local ids = {host_call(H.moving_order, w.wid)}
+    local list = {}
+    for i, bid in ipairs(ids) do list[i] = w.by_bid[bid] or false end
+    w.moving, w.generation = list, generation
+  end
+  return w.moving
+end
+
+local function apply_transforms(w, raw, generation)
+  local count = #raw // RECORD_SIZE
   if count == 0 then return end
-  local by_bid = w.by_bid
-  local v = {sunpack(records_format(count), packed)}
+  local bodies = moving_bodies(w, generation)
+  local v = {sunpack(records_format(count), raw)}
   w.applying = true
-  for i = 1, 4 * count, 4 do
-    local b = by_bid[v[i]]
-    local r = b and b.node
-    local x, y, a = v[i + 1], v[i + 2], v[i + 3]
-    if r and not r.removed and (x ~= b.lx or y ~= b.ly or a ~= b.la) then
-      b.lx, b.ly, b.la = x, y, a
-      local half = a * 0.5
-      local qw, qz = mcos(half), msin(half)
-      local p = r.parent
-      if p == nil or p.parent == nil then
-        -- the node's parent is the scene (identity): world = local, z kept as Urho3D does
-        r.px, r.py = x, y
-        r.rw, r.rx, r.ry, r.rz = qw, 0.0, 0.0, qz
-        mark_moved(r)
-      else
-        local wr = world_of(r)
-        local N = E.IMPL.Node.methods
-        N.SetWorldPosition(r.proxy, E.Vector3_new(x, y, wr.m23))
-        N.SetWorldRotation(r.proxy, E.IMPL.Quaternion.new(qw, 0.0, 0.0, qz))
+  for k = 1, 4 * count, 4 do
+    local b = bodies[v[k] + 1]
+    local x, y, a = v[k + 1], v[k + 2], v[k + 3]
+    if b and (x ~= b.lx or y ~= b.ly or a ~= b.la) then
+      local r = b.node
+      if r and not r.removed then
+        b.lx, b.ly, b.la = x, y, a
+        local half = a * 0.5
+        local qw, qz = mcos(half), msin(half)
+        local p = r.parent
+        if p == nil or p.parent == nil then
+          -- the node's parent is the scene (identity): world = local, z kept as Urho3D does
+          r.px, r.py, r.rw, r.rx, r.ry, r.rz = x, y, qw, 0.0, 0.0, qz
+          if not r.dirty then mark_moved(r) end
+        else
+          local wr = world_of(r)
+          local N = E.IMPL.Node.methods
+          N.SetWorldPosition(r.proxy, E.Vector3_new(x, y, wr.m23))
+          N.SetWorldRotation(r.proxy, E.IMPL.Quaternion.new(qw, 0.0, 0.0, qz))
+        end
       end
     end
   end
   w.applying = false
 end
+
+E._apply2d = apply_transforms   -- (benchmarks time it alone)
 
 function E.physics2d_update(w, dt)
   local sender = w.proxy
@@ -1099,10 +1114,10 @@ function E.physics2d_update(w, dt)
   local contacts = (has_subscribers("PhysicsBeginContact2D") or has_subscribers("NodeBeginContact2D")
     or has_subscribers("PhysicsEndContact2D") or has_subscribers("NodeEndContact2D")) and 2
     or (E.physics2d_tracking and 1 or 0)
-  local moved, begins, ends = host_call(H.step, w.wid, dt, w.velocity_iterations, w.position_iterations, presolve,
-    contacts)
+  local moved, generation, begins, ends = host_call(H.step, w.wid, dt, w.velocity_iterations,
+    w.position_iterations, presolve, contacts)
   if E.state.aborted then error(E.ABORT, 0) end
-  apply_transforms(w, moved)
+  apply_transforms(w, moved, generation)
   local begin_infos, end_infos = {}, {}
   local pos = 1
   while pos <= #begins do begin_infos[#begin_infos + 1], pos = contact_info(w, begins, pos) end
