@@ -291,6 +291,12 @@ function Start()
     if i % 2 == 0 then s.size = Vector2(0.5, 0.4) else s.radius = 0.25 end
     s.density = 1; s.friction = 0.4; s.restitution = 0.2
   end
+  -- contacts are gathered (and their points computed) only when handled: exercise that path too
+  contacts = 0
+  SubscribeToEvent("PhysicsBeginContact2D", function(_, d)
+    contacts = contacts + #d["Contacts"]:GetBuffer()
+    scene_:SetVar("contacts", Variant(contacts))
+  end)
 end
 """
 
@@ -304,7 +310,9 @@ e = Engine(tmp); e.start()
 h = hashlib.sha256()
 for _ in range(1000):
     e.run_frames(1)
-    for n in e.scene_dump()[0]["children"]:
+    scene = e.scene_dump()[0]
+    h.update(json.dumps(scene.get("vars")).encode())
+    for n in scene["children"]:
         h.update(json.dumps([n["name"], n["world_position"], n["world_rotation"]]).encode())
 print(h.hexdigest())
 """
@@ -320,12 +328,14 @@ def test_a_1000_step_trajectory_is_bit_identical_in_five_fresh_processes() -> No
     assert len(next(iter(digests))) == 64
 
 
-def test_digest_helper_sees_the_bodies_move() -> None:
+def test_digest_helper_sees_the_bodies_move_and_the_contacts() -> None:
     engine = new_engine(TRAJECTORY)
     engine.start()
     before = json.dumps(engine.scene_dump())
-    engine.run_frames(10)
-    assert hashlib.sha256(before.encode()).digest() != hashlib.sha256(json.dumps(engine.scene_dump()).encode()).digest()
+    engine.run_frames(200)
+    after = engine.scene_dump()
+    assert hashlib.sha256(before.encode()).digest() != hashlib.sha256(json.dumps(after).encode()).digest()
+    assert "contacts" in json.dumps(after[0].get("vars"))
 
 
 def test_update_contact_can_disable_a_contact_one_way_platform() -> None:

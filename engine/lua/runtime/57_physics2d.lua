@@ -312,6 +312,22 @@ FACTORIES.RigidBody2D = function(c)
     x.teleport_pending = true
     w.teleports[#w.teleports + 1] = x
   end
+  c.clone_into = function(src, dst)   -- Node:Clone copies the attributes
+    local P = dst.proxy
+    BM.SetBodyType(P, src.body_type)
+    BM.SetUseFixtureMass(P, src.use_fixture_mass)
+    BM.SetMass(P, src.mass)
+    BM.SetInertia(P, src.inertia)
+    BM.SetMassCenter(P, Vector2_new(src.center_x, src.center_y))
+    BM.SetLinearDamping(P, src.linear_damping)
+    BM.SetAngularDamping(P, src.angular_damping)
+    BM.SetGravityScale(P, src.gravity_scale)
+    BM.SetAllowSleep(P, src.allow_sleep)
+    BM.SetFixedRotation(P, src.fixed_rotation)
+    BM.SetBullet(P, src.bullet)
+    BM.SetLinearVelocity(P, BM.GetLinearVelocity(src.proxy))
+    BM.SetAngularVelocity(P, BM.GetAngularVelocity(src.proxy))
+  end
   c.on_set_enabled = function(x)
     local active = x.enabled and x.node ~= nil and x.node.enabled
     x.active = active
@@ -537,6 +553,9 @@ local function recreate_fixture(s)
   create_fixture(s)
 end
 
+local SHAPE_FIELDS = {"density", "friction", "restitution", "trigger", "category_bits", "mask_bits", "group_index",
+  "size_x", "size_y", "center_x", "center_y", "angle", "radius", "v1x", "v1y", "v2x", "v2y", "vertices", "loop"}
+
 local function shape_factory(init)
   return function(s)
     s.is_shape2d = true
@@ -564,6 +583,18 @@ local function shape_factory(init)
     end
     s.on_set_enabled = function(x)
       if x.enabled and x.node and x.node.enabled then create_fixture(x) else release_fixture(x) end
+    end
+    s.clone_into = function(src, dst)   -- Node:Clone copies the attributes
+      for _, k in ipairs(SHAPE_FIELDS) do
+        local v = src[k]
+        if k == "vertices" and v then
+          local copy = {}
+          for i, p in ipairs(v) do copy[i] = {p[1], p[2]} end
+          v = copy
+        end
+        dst[k] = v
+      end
+      recreate_fixture(dst)
     end
     s.on_marked_dirty = function(x)
       local b = x.body
@@ -882,6 +913,14 @@ local function constraint_factory(type_name)
     end
     k.on_set_enabled = function(x)
       if x.enabled and x.node and x.node.enabled then create_joint(x) else release_joint(x) end
+    end
+    k.clone_into = function(src, dst)   -- Node:Clone copies the attributes, the other body's too
+      for name, v in pairs(src.p) do
+        dst.p[name] = type(v) == "table" and {v[1], v[2]} or v
+      end
+      dst.collide_connected = src.collide_connected
+      dst.other = src.other
+      recreate_joint(dst)
     end
   end
 end
