@@ -226,6 +226,10 @@ class Box2DHost:
         self._bodies: dict[int, tuple[int, Any]] = {}      # id -> (world id, b2Body)
         self._fixtures: dict[int, tuple[int, Any]] = {}    # id -> (body id, b2Fixture)
         self._body_fixtures: dict[int, list[int]] = {}     # body id -> its fixtures' ids
+        # Box2D locks a world while it steps; game handlers of PhysicsUpdateContact2D run then (from PreSolve).
+        # Changes they make wait for the end of the step, in order; creations are refused (Urho3D asserts).
+        self._stepping = False
+        self._deferred: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
         self._joints: dict[int, tuple[int, Any]] = {}      # id -> (world id, b2Joint)
         self._next_id = 0
 
@@ -286,15 +290,18 @@ class Box2DHost:
             begins = ends = b""
         else:
             listener.points = contacts >= 2
-            listener.stepping = True
+            listener.stepping = self._stepping = True
             try:
                 state.world.Step(dt, velocity_iterations, position_iterations)
             finally:
-                listener.stepping = False
+                listener.stepping = self._stepping = False
                 state.presolve_listener.presolve = None
             begins, ends = b"".join(listener.begins), b"".join(listener.ends)
             listener.begins.clear()
             listener.ends.clear()
+            while self._deferred:
+                fn, args = self._deferred.pop(0)
+                fn(*args)
         # The awake, active moving bodies' transforms: every moving body's first bytes copied (one C-level copy per
         # body), then selected and packed by numpy; 16 bytes per body for Lua.
         if state.views is None:
@@ -321,7 +328,7 @@ class Box2DHost:
         return tuple(self._worlds[wid].moving)
 
     # Bodies
-    def body_new(self, wid: int, body_type: int, x: float, y: float, angle: float, props: Any) -> int:
+    def body_new(self, wid: int, body_type: int, x: float, y: float, angle: float, props: Any) -> int | str:
         """A body; `props` is a Lua table of b2BodyDef fields (Urho3D's names mapped by the Lua side)."""
         if len(self._bodies) >= MAX_LIVE_BODIES:
             return 0
@@ -702,13 +709,34 @@ class Box2DHost:
     def live_counts(self) -> tuple[int, int, int, int]:
         return len(self._worlds), len(self._bodies), len(self._fixtures), len(self._joints)
 
+    def _guarded(self, name: str) -> Callable[..., Any]:
+        fn = getattr(self, name)
+        if name in _CREATORS:
+            def create(*args: Any) -> Any:
+                if self._stepping:
+                    return "cannot create while the 2D physics world steps (in a PhysicsUpdateContact2D handler)"
+                return fn(*args)
+            return create
+        if name in _MUTATORS:
+            def change(*args: Any) -> Any:
+                if self._stepping:
+                    self._deferred.append((fn, args))
+                    return None
+                return fn(*args)
+            return change
+        return fn
+
     def lua_api(self) -> dict[str, Callable[..., Any]]:
         names = ("world_new", "world_destroy", "world_set", "world_get", "step", "body_new", "body_destroy",
                  "body_set", "body_set_transform", "body_get", "body_apply", "fixture_new", "fixture_destroy",
                  "fixture_set", "fixture_mass", "joint_new", "joint_destroy", "joint_set", "joint_target",
                  "joint_get", "raycast", "query_point", "query_aabb", "live_counts", "moving_order")
-        return {name: getattr(self, name) for name in names}
+        return {name: self._guarded(name) for name in names}
 
+
+_CREATORS = frozenset({"body_new", "fixture_new", "joint_new"})
+_MUTATORS = frozenset({"body_destroy", "body_set", "body_set_transform", "fixture_destroy", "fixture_set",
+                       "joint_destroy", "world_destroy", "world_set"})
 
 _JOINT_SETTERS = frozenset({
     "EnableLimit", "SetLimits", "EnableMotor", "SetMotorSpeed", "SetMaxMotorTorque", "SetMaxMotorForce",

@@ -468,3 +468,25 @@ def test_batteries_read_velocity_awake_and_contacts() -> None:
     engine.run_battery(BATTERY, "battery/test.lua")
     reqs = engine.requirements()
     assert reqs[0]["passed"], reqs
+
+
+def test_changes_made_while_box2d_steps_wait_for_the_end_of_the_step() -> None:
+    engine = new_engine()
+    gone, made = lua(PRELUDE + """
+      body("Ground", 0, -0.5, BT_STATIC, "box", 20, 1)
+      local n = body("Coin", 0, 1, BT_DYNAMIC, "circle", 0.25)
+      local made = "no"
+      SubscribeToEvent("PhysicsUpdateContact2D", function(_, d)
+        local other = d["NodeB"]:GetPtr()
+        if other.name == "Coin" then
+          other:Remove()   -- Box2D's world is locked here: the body goes once the step ends
+          made = pcall(function() body("Spawned", 5, 5, BT_DYNAMIC, "circle", 0.25) end) and "yes" or "refused"
+        end
+      end)
+      step(60)
+      return scene_:GetChild("Coin") == nil, made
+    """, engine)
+    assert gone is True
+    assert made == "refused"
+    assert engine.E.host.box2d.live_counts()[1] >= 1
+    assert engine.report().outcome == "clean"

@@ -246,6 +246,7 @@ local function create_body(b)
   b.active = b.enabled and b.node.enabled
   local bid = host_call(H.body_new, b.world.wid, b.body_type, r.m03, r.m13, world_roll(r) * DEG2RAD, body_props(b))
   if bid == 0 then E.raise_at_game("too many RigidBody2D bodies alive (the engine's limit)") end
+  if type(bid) == "string" then E.raise_at_game("RigidBody2D: " .. bid) end
   b.bid = bid
   b.world.by_bid[bid] = b
   for _, s in ipairs(b.shapes) do create_fixture(s) end
