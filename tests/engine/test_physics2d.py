@@ -300,20 +300,27 @@ function Start()
 end
 """
 
-DIGEST_SCRIPT = """
-import hashlib, json, sys, tempfile
+DIGEST_SCRIPT = r"""
+import hashlib, sys, tempfile
 from pathlib import Path
 from engine import Engine
 tmp = Path(tempfile.mkdtemp()); (tmp / "scripts").mkdir()
 (tmp / "scripts" / "main.lua").write_text(sys.stdin.read())
 e = Engine(tmp); e.start()
+# every node's exact position and rotation (hex floats) and the contact count, after each of 1,000 steps
+state = e.runtime.eval('''function(E)
+  local scene, out = E.scenes[1], {}
+  for _, n in ipairs(scene.children) do
+    out[#out + 1] = string.format('%s %a %a %a %a', n.name, n.px, n.py, n.rw, n.rz)
+  end
+  local v = scene.vars.contacts
+  out[#out + 1] = tostring(v and v.value_)
+  return table.concat(out, ';')
+end''')
 h = hashlib.sha256()
 for _ in range(1000):
     e.run_frames(1)
-    scene = e.scene_dump()[0]
-    h.update(json.dumps(scene.get("vars")).encode())
-    for n in scene["children"]:
-        h.update(json.dumps([n["name"], n["world_position"], n["world_rotation"]]).encode())
+    h.update(state(e.E).encode())
 print(h.hexdigest())
 """
 
