@@ -1027,33 +1027,46 @@ end
 local function proxy(x) return x and x.proxy end
 
 local has_subscribers = E.has_subscribers
-local function send_contact(w, info, world_event, node_event, extra)
-  if not has_subscribers(world_event) and not has_subscribers(node_event) then return extra end
+-- The world's event for a contact (sender: the world); returns the data's Enabled (update events).
+local function world_send(event, w, info, enabled)
+  if not has_subscribers(event) then return enabled end
+  local fields = {World = w.proxy, BodyA = proxy(info.body_a), BodyB = proxy(info.body_b), NodeA = proxy(info.node_a),
+    NodeB = proxy(info.node_b), Contacts = info.buffer, ShapeA = proxy(info.shape_a), ShapeB = proxy(info.shape_b)}
+  if enabled ~= nil then fields.Enabled = enabled end
+  local data = E.event_data(event, fields)
+  E.send_event(event, data, w.proxy)
+  if enabled ~= nil then return data.Enabled:GetBool() end
+  return nil
+end
+
+-- The nodes' events for a contact: node A's, then node B's (sender: the node), sharing one Enabled as Urho3D's
+-- shared event data does; returns it.
+local function node_send(event, info, enabled)
+  if not has_subscribers(event) then return enabled end
   local na, nb = info.node_a, info.node_b
-  local fields = {World = w.proxy, BodyA = proxy(info.body_a), BodyB = proxy(info.body_b), NodeA = proxy(na),
-    NodeB = proxy(nb), Contacts = info.buffer, ShapeA = proxy(info.shape_a), ShapeB = proxy(info.shape_b)}
-  if extra ~= nil then fields.Enabled = extra end
-  local data = E.event_data(world_event, fields)
-  E.send_event(world_event, data, w.proxy)
-  local enabled = extra
-  if extra ~= nil then enabled = data.Enabled:GetBool() end
-  local node_fields = {Contacts = info.buffer}
-  if extra ~= nil then node_fields.Enabled = enabled end
-  if na and not na.removed then
-    node_fields.Body, node_fields.OtherNode, node_fields.OtherBody = proxy(info.body_a), proxy(nb), proxy(info.body_b)
-    node_fields.Shape, node_fields.OtherShape = proxy(info.shape_a), proxy(info.shape_b)
-    local nd = E.event_data(node_event, node_fields)
-    E.send_event(node_event, nd, na.proxy)
-    if extra ~= nil then enabled = nd.Enabled:GetBool(); node_fields.Enabled = enabled end
-  end
-  if nb and not nb.removed then
-    node_fields.Body, node_fields.OtherNode, node_fields.OtherBody = proxy(info.body_b), proxy(na), proxy(info.body_a)
-    node_fields.Shape, node_fields.OtherShape = proxy(info.shape_b), proxy(info.shape_a)
-    local nd = E.event_data(node_event, node_fields)
-    E.send_event(node_event, nd, nb.proxy)
-    if extra ~= nil then enabled = nd.Enabled:GetBool() end
+  local fields = {Contacts = info.buffer, Enabled = enabled}
+  for side = 1, 2 do
+    local node = side == 1 and na or nb
+    if node and not node.removed then
+      if side == 1 then
+        fields.Body, fields.OtherNode, fields.OtherBody = proxy(info.body_a), proxy(nb), proxy(info.body_b)
+        fields.Shape, fields.OtherShape = proxy(info.shape_a), proxy(info.shape_b)
+      else
+        fields.Body, fields.OtherNode, fields.OtherBody = proxy(info.body_b), proxy(na), proxy(info.body_a)
+        fields.Shape, fields.OtherShape = proxy(info.shape_b), proxy(info.shape_a)
+      end
+      local data = E.event_data(event, fields)
+      E.send_event(event, data, node.proxy)
+      if enabled ~= nil then enabled = data.Enabled:GetBool(); fields.Enabled = enabled end
+    end
   end
   return enabled
+end
+
+-- PreSolve's events (PhysicsWorld2D::PreSolve): the world's, then the nodes', starting from Box2D's enabled flag
+local function update_send(w, info, enabled)
+  enabled = world_send("PhysicsUpdateContact2D", w, info, enabled)
+  return node_send("NodeUpdateContact2D", info, enabled)
 end
 
 local function wants_presolve()
@@ -1068,7 +1081,7 @@ local function presolve_callback(w)
     if E.state.aborted then return enabled end
     local info = contact_info(w, packed, 1)
     if host_meter then host_meter() end
-    local ok, result = pcall(send_contact, w, info, "PhysicsUpdateContact2D", "NodeUpdateContact2D", enabled)
+    local ok, result = pcall(update_send, w, info, enabled)
     if host_unmeter then host_unmeter() end
     if not ok then
       -- only an abort gets here (send_event records and swallows the game's errors)
@@ -1166,9 +1179,13 @@ function E.physics2d_update(w, dt)
   for _, info in ipairs(begin_infos) do
     E.physics2d_log_contact(info, (info.shape_a and info.shape_a.trigger) or (info.shape_b and info.shape_b.trigger)
       or false)
-    send_contact(w, info, "PhysicsBeginContact2D", "NodeBeginContact2D")
+    world_send("PhysicsBeginContact2D", w, info)
+    node_send("NodeBeginContact2D", info)
   end
-  for _, info in ipairs(end_infos) do send_contact(w, info, "PhysicsEndContact2D", "NodeEndContact2D") end
+  for _, info in ipairs(end_infos) do
+    world_send("PhysicsEndContact2D", w, info)
+    node_send("NodeEndContact2D", info)
+  end
   E.send_event("PhysicsPostStep", {World = sender, TimeStep = dt}, sender)
 end
 
