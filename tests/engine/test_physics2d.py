@@ -179,6 +179,22 @@ def test_category_and_mask_bits_filter_collisions() -> None:
     assert ys[1] < -3
 
 
+def test_a_shared_negative_group_index_never_collides() -> None:
+    ys = run("""
+      local _, _, g = body("Ground", 0, -0.5, BT_STATIC, "box", 20, 1)
+      g.groupIndex = -3
+      local a, _, s = body("Same", -2, 2, BT_DYNAMIC, "circle", 0.5)
+      s.groupIndex = -3
+      local b, _, t = body("Other", 2, 2, BT_DYNAMIC, "circle", 0.5)
+      t.groupIndex = -4
+      step(90)
+      return {a.position.y, b.position.y, s.groupIndex}
+    """)
+    assert ys[0] < -3
+    assert ys[1] == pytest.approx(0.5, abs=0.02)
+    assert ys[2] == -3
+
+
 def test_raycasts_hit_the_expected_node_at_the_expected_distance() -> None:
     single, all_hits, none, point_body = run("""
       body("Box", -3, 0, BT_STATIC, "box", 2, 2)
