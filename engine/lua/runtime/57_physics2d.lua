@@ -94,7 +94,6 @@ local function flush_teleports(w)
   w.teleports = {}
   for _, b in ipairs(list) do
     b.teleport_pending = false
-    b.lx = nil   -- the next step's result is written whatever it is
     local node = b.node
     if b.bid and node and not b.removed then
       local r = world_of(node)
@@ -1132,24 +1131,20 @@ local function apply_transforms(w, raw, generation)
   w.applying = true
   for k = 1, 4 * count, 4 do
     local b = bodies[v[k] + 1]
-    local x, y, a = v[k + 1], v[k + 2], v[k + 3]
-    if b and (x ~= b.lx or y ~= b.ly or a ~= b.la) then
-      local r = b.node
-      if r and not r.removed then
-        b.lx, b.ly, b.la = x, y, a
-        local half = a * 0.5
-        local qw, qz = mcos(half), msin(half)
-        local p = r.parent
-        if p == nil or p.parent == nil then
-          -- the node's parent is the scene (identity): world = local, z kept as Urho3D does
-          r.px, r.py, r.rw, r.rx, r.ry, r.rz = x, y, qw, 0.0, 0.0, qz
-          if not r.dirty then mark_moved(r) end
-        else
-          local wr = world_of(r)
-          local N = E.IMPL.Node.methods
-          N.SetWorldPosition(r.proxy, E.Vector3_new(x, y, wr.m23))
-          N.SetWorldRotation(r.proxy, E.IMPL.Quaternion.new(qw, 0.0, 0.0, qz))
-        end
+    local r = b and b.node
+    if r and not r.removed then
+      local x, y, half = v[k + 1], v[k + 2], v[k + 3] * 0.5
+      local qw, qz = mcos(half), msin(half)
+      local p = r.parent
+      if p == nil or p.parent == nil then
+        -- the node's parent is the scene (identity): world = local, z kept as Urho3D does
+        r.px, r.py, r.rw, r.rx, r.ry, r.rz = x, y, qw, 0.0, 0.0, qz
+        if not r.dirty then mark_moved(r) end
+      else
+        local wr = world_of(r)
+        local N = E.IMPL.Node.methods
+        N.SetWorldPosition(r.proxy, E.Vector3_new(x, y, wr.m23))
+        N.SetWorldRotation(r.proxy, E.IMPL.Quaternion.new(qw, 0.0, 0.0, qz))
       end
     end
   end
