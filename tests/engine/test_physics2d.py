@@ -513,3 +513,21 @@ def test_changes_made_while_box2d_steps_wait_for_the_end_of_the_step() -> None:
     assert made == "refused"
     assert engine.E.host.box2d.live_counts()[1] >= 1
     assert engine.report().outcome == "clean"
+
+
+def test_a_child_body_writes_its_world_transform_and_follows_game_moves() -> None:
+    y1, wy, y2 = run("""
+      local holder = scene_:CreateChild("Holder")
+      holder.position = Vector3(10, 0, 0)
+      local n = holder:CreateChild("Child")
+      n.position = Vector3(0, 5, 0)
+      n:CreateComponent("RigidBody2D").bodyType = BT_DYNAMIC
+      local s = n:CreateComponent("CollisionCircle2D"); s.radius = 0.5; s.density = 1
+      step(30)
+      local y1, wy = n.position.y, n.worldPosition.y
+      n.position = Vector3(0, 20, 0)   -- local: world (10, 20)
+      step(1)
+      return y1, wy, n.worldPosition.y
+    """)
+    assert y1 == pytest.approx(wy) and y1 < 4.0
+    assert 19.5 < y2 < 20.0
