@@ -1102,13 +1102,13 @@ local function records_format(n)
   return f
 end
 -- Write a node whose parent is the scene (world = local when the scene's transform is the identity): as
--- Node::MarkDirty, its children and its other components hear of the move; then its world transform is stored
--- here (the same expressions as 50_scene.lua's update_world), so the node is clean after the step.  The game's next
--- move of it then reaches its body (OnMarkedDirty), as it does in Urho3D, whose renderer reads world transforms
--- every frame.
+-- Node::MarkDirty, its children and its other components hear of the move.  The node stays dirty, flagged
+-- moved_by_step so that the game's next move of it still notifies its components (50_scene.lua's mark_dirty)
+-- and reaches its body, as in Urho3D, whose renderer reads world transforms every frame.
 local function write_root_node(r, x, y, qw, qz)
   r.px, r.py, r.rw, r.rx, r.ry, r.rz = x, y, qw, 0.0, 0.0, qz
   if not r.dirty then
+    r.dirty = true
     local kids = r.children
     for i = 1, #kids do mark_dirty(kids[i]) end
     local comps = r.components
@@ -1118,19 +1118,7 @@ local function write_root_node(r, x, y, qw, qz)
       if on and not c.is_physics2d then on(c) end   -- this file's own hooks ignore the step's writes
     end
   end
-  local w, qx, qy, z = qw, 0.0, 0.0, qz
-  local sx, sy, sz = r.sx, r.sy, r.sz
-  r.m00, r.m01, r.m02 = (1 - 2 * (qy * qy + z * z)) * sx, (2 * (qx * qy - w * z)) * sy, (2 * (qx * z + w * qy)) * sz
-  r.m10, r.m11, r.m12 = (2 * (qx * qy + w * z)) * sx, (1 - 2 * (qx * qx + z * z)) * sy, (2 * (qy * z - w * qx)) * sz
-  r.m20, r.m21, r.m22 = (2 * (qx * z - w * qy)) * sx, (2 * (qy * z + w * qx)) * sy, (1 - 2 * (qx * qx + qy * qy)) * sz
-  r.m03, r.m13, r.m23 = x, y, r.pz
-  r.ww, r.wx, r.wy, r.wz = w, qx, qy, z
-  r.dirty = false
-end
-
-local function identity_transform(r)
-  return r.px == 0 and r.py == 0 and r.pz == 0 and r.rw == 1 and r.rx == 0 and r.ry == 0 and r.rz == 0
-    and r.sx == 1 and r.sy == 1 and r.sz == 1
+  r.moved_by_step = true
 end
 
 local function moving_bodies(w, generation)
@@ -1150,7 +1138,6 @@ local function apply_transforms(w, raw, generation)
   local v = {sunpack(records_format(count), raw)}
   w.applying = true
   local scene = w.node and (w.node.scene or w.node)
-  local plain_scene = scene ~= nil and identity_transform(scene)
   for k = 1, 4 * count, 4 do
     local b = bodies[v[k] + 1]
     local r = b and b.node
@@ -1158,13 +1145,13 @@ local function apply_transforms(w, raw, generation)
       local x, y, half = v[k + 1], v[k + 2], v[k + 3] * 0.5
       local qw, qz = mcos(half), msin(half)
       local p = r.parent
-      if plain_scene and p == scene then
+      if p == scene then
         write_root_node(r, x, y, qw, qz)
       else
         local N = E.IMPL.Node.methods
         N.SetWorldPosition(r.proxy, E.Vector3_new(x, y, world_of(r).m23))
         N.SetWorldRotation(r.proxy, E.IMPL.Quaternion.new(qw, 0.0, 0.0, qz))
-        world_of(r)   -- clean again, so the game's next move reaches the body (see write_root_node)
+        r.moved_by_step = true   -- the game's next move reaches the body (see write_root_node)
       end
     end
   end
