@@ -686,7 +686,7 @@ class Box2DHost:
     # Queries
     def raycast(self, wid: int, x1: float, y1: float, x2: float, y2: float, mask: int) -> bytes:
         """Every hit of the segment (sensors and masked-out shapes skipped), in Box2D's order, packed."""
-        if (x2 - x1) ** 2 + (y2 - y1) ** 2 <= 0.0:
+        if not all(map(math.isfinite, (x1, y1, x2, y2))) or not (x2 - x1) ** 2 + (y2 - y1) ** 2 > 0.0:
             return b""   # Box2D asserts on a zero-length ray
         ray = _Ray(mask & 0xFFFFFFFF)
         self._worlds[wid].world.RayCast(ray, (x1, y1), (x2, y2))
@@ -694,12 +694,16 @@ class Box2DHost:
         return b"".join(rec.pack(self._fixtures[fid][0], *rest) for fid, *rest in ray.hits)
 
     def query_point(self, wid: int, x: float, y: float, mask: int) -> int:
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return 0
         q = _Query(mask & 0xFFFFFFFF, (x, y))
         eps = 1.1920929e-07
         self._worlds[wid].world.QueryAABB(q, B.b2AABB(lowerBound=(x - eps, y - eps), upperBound=(x + eps, y + eps)))
         return self._fixtures[q.found[0]][0] if q.found else 0
 
     def query_aabb(self, wid: int, x1: float, y1: float, x2: float, y2: float, mask: int) -> tuple[int, ...]:
+        if not all(map(math.isfinite, (x1, y1, x2, y2))):
+            return ()
         q = _Query(mask & 0xFFFFFFFF, None)
         eps = 1.1920929e-07
         self._worlds[wid].world.QueryAABB(q, B.b2AABB(lowerBound=(x1 - eps, y1 - eps),
@@ -711,6 +715,7 @@ class Box2DHost:
 
     def _guarded(self, name: str) -> Callable[..., Any]:
         fn = getattr(self, name)
+        refusing = self._refusing(fn)
         if name in _CREATORS:
             def create(*args: Any) -> Any:
                 if self._stepping:
@@ -720,11 +725,21 @@ class Box2DHost:
         if name in _MUTATORS:
             def change(*args: Any) -> Any:
                 if self._stepping:
-                    self._deferred.append((fn, args))
+                    self._deferred.append((refusing, args))
                     return None
-                return fn(*args)
+                return refusing(*args)
             return change
-        return fn
+        return refusing if name in _REFUSABLE else fn
+
+    @staticmethod
+    def _refusing(fn: Callable[..., Any]) -> Callable[..., Any]:
+        """`fn`, with Box2D's assertion (the wheel raises AssertionError) turned into a message for the game's log."""
+        def call(*args: Any) -> Any:
+            try:
+                return fn(*args)
+            except AssertionError as exc:
+                return f"Box2D refused it: {exc}"
+        return call
 
     def lua_api(self) -> dict[str, Callable[..., Any]]:
         names = ("world_new", "world_destroy", "world_set", "world_get", "step", "body_new", "body_destroy",
@@ -735,6 +750,10 @@ class Box2DHost:
 
 
 _CREATORS = frozenset({"body_new", "fixture_new", "joint_new"})
+# Calls whose Box2D assertion is reported to the game's log rather than raised (what Urho3D's release build would
+# let through silently, or crash on)
+_REFUSABLE = frozenset({"body_set", "body_set_transform", "body_apply", "fixture_set", "joint_set", "joint_target",
+                        "world_set"})
 _MUTATORS = frozenset({"body_destroy", "body_set", "body_set_transform", "fixture_destroy", "fixture_set",
                        "joint_destroy", "world_destroy", "world_set"})
 

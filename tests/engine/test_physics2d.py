@@ -531,3 +531,20 @@ def test_a_child_body_writes_its_world_transform_and_follows_game_moves() -> Non
     """)
     assert y1 == pytest.approx(wy) and y1 < 4.0
     assert 19.5 < y2 < 20.0
+
+
+def test_shapes_and_constraints_box2d_refuses_are_logged_and_the_game_goes_on() -> None:
+    engine = new_engine()
+    lua(PRELUDE + """
+      body("Flat", 0, 0, BT_DYNAMIC, "box", 0, 0)               -- a density on no area
+      local a, ra = body("A", 3, 0, BT_DYNAMIC, "box", 1, 1)
+      local j = a:CreateComponent("ConstraintRevolute2D")
+      j.otherBody = ra                                            -- a joint to itself
+      world:Raycast(Vector2(0 / 0, 1), Vector2(1, 1))             -- a NaN ray
+      world:GetRigidBody(Vector2(1 / 0, 0))
+      step(10)
+    """, engine)
+    report = engine.report()
+    errors = [e["message"] for e in report.log if e["level"] == "ERROR"]
+    assert report.outcome == "clean"
+    assert any("area" in m for m in errors) and any("bodyA != def->bodyB" in m for m in errors)

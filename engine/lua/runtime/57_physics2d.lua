@@ -15,7 +15,22 @@ local sformat, sunpack, spack, mcos, msin, mpi, mtype = string.format, string.un
   math.sin, math.pi, math.type
 local REC, comp_rec, node_rec = E.REC, E.comp_rec, E.node_rec
 local FACTORIES = E.COMPONENT_FACTORIES
-local H = E.host.box2d
+local H = {}
+do
+  -- Calls Box2D may refuse (its assertions, e.g. a density on a shape with no area) return a message: it goes to
+  -- the log as an error, and the game goes on, where Urho3D would assert or go on with NaNs.
+  local raw = E.host.box2d
+  for k, f in pairs(raw) do H[k] = f end
+  for _, name in ipairs({"body_set", "body_set_transform", "body_apply", "fixture_set", "joint_set", "joint_target",
+                         "world_set", "body_destroy", "fixture_destroy", "joint_destroy", "world_destroy"}) do
+    local f = raw[name]
+    H[name] = function(...)
+      local r = f(...)
+      if type(r) == "string" then E.log("ERROR", r) end
+      return r
+    end
+  end
+end
 local host_call = E.host_call
 local Vector2_new = E.Vector2_new
 local mark_dirty, world_of, world_scale = E.mark_dirty, E.world, E.world_scale
@@ -1169,9 +1184,15 @@ function E.physics2d_update(w, dt)
   local contacts = (has_subscribers("PhysicsBeginContact2D") or has_subscribers("NodeBeginContact2D")
     or has_subscribers("PhysicsEndContact2D") or has_subscribers("NodeEndContact2D")) and 2
     or (E.physics2d_tracking and 1 or 0)
-  local moved, generation, begins, ends = host_call(H.step, w.wid, dt, w.velocity_iterations,
+  local ok, moved, generation, begins, ends = pcall(host_call, H.step, w.wid, dt, w.velocity_iterations,
     w.position_iterations, presolve, contacts)
   if E.state.aborted then error(E.ABORT, 0) end
+  if not ok then
+    -- Box2D asserted inside its step (non-finite state): its world stays locked, so it stops here, once, loudly
+    w.update_enabled = false
+    E.log("ERROR", "PhysicsWorld2D stopped: " .. tostring(moved))
+    error("PhysicsWorld2D stopped: " .. tostring(moved), 0)
+  end
   apply_transforms(w, moved, generation)
   local begin_infos, end_infos = {}, {}
   local pos = 1
