@@ -38,6 +38,7 @@ local mark_dirty, world_of, world_scale = E.mark_dirty, E.world, E.world_scale
 local DEG2RAD, RAD2DEG = mpi / 180.0, 180.0 / mpi
 local BT_STATIC, BT_KINEMATIC, BT_DYNAMIC = 0, 1, 2
 local M_MAX_UNSIGNED = 0xFFFFFFFF
+local MAX_ITERATIONS = 1000   -- Box2D solver iterations per step at most (Urho2D's defaults: 8 and 3)
 
 local function arg_error(n, fname, expected, v)
   E.raise_at_game(sformat("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, type(v)))
@@ -1184,8 +1185,9 @@ function E.physics2d_update(w, dt)
   local contacts = (has_subscribers("PhysicsBeginContact2D") or has_subscribers("NodeBeginContact2D")
     or has_subscribers("PhysicsEndContact2D") or has_subscribers("NodeEndContact2D")) and 2
     or (E.physics2d_tracking and 1 or 0)
-  local ok, moved, generation, begins, ends = pcall(host_call, H.step, w.wid, dt, w.velocity_iterations,
-    w.position_iterations, presolve, contacts)
+  -- iterations are bounded (MAX_ITERATIONS) so that one step's time is: a game asking for a billion would hang
+  local vi, pi = math.min(w.velocity_iterations, MAX_ITERATIONS), math.min(w.position_iterations, MAX_ITERATIONS)
+  local ok, moved, generation, begins, ends = pcall(host_call, H.step, w.wid, dt, vi, pi, presolve, contacts)
   if E.state.aborted then error(E.ABORT, 0) end
   if not ok then
     -- Box2D asserted inside its step (non-finite state): its world stays locked, so it stops here, once, loudly
