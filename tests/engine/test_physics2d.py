@@ -548,3 +548,23 @@ def test_shapes_and_constraints_box2d_refuses_are_logged_and_the_game_goes_on() 
     errors = [e["message"] for e in report.log if e["level"] == "ERROR"]
     assert report.outcome == "clean"
     assert any("area" in m for m in errors) and any("bodyA != def->bodyB" in m for m in errors)
+
+
+def test_a_body_under_a_body_made_first_follows_its_parents_new_transform() -> None:
+    wy_child, wy_parent = run("""
+      world.gravity = Vector2(0, -10)
+      local parent = scene_:CreateChild("Parent")
+      parent.position = Vector3(0, 10, 0)
+      local child = parent:CreateChild("Child")
+      child.position = Vector3(3, 0, 0)
+      -- the child's body first: Box2D reports it before its parent's
+      local cb = child:CreateComponent("RigidBody2D"); cb.bodyType = BT_DYNAMIC
+      local cs = child:CreateComponent("CollisionCircle2D"); cs.radius = 0.2; cs.density = 1
+      local pb = parent:CreateComponent("RigidBody2D"); pb.bodyType = BT_KINEMATIC
+      pb.linearVelocity = Vector2(0, 5)
+      step(30)
+      return child.worldPosition.y, parent.worldPosition.y
+    """)
+    assert wy_parent == pytest.approx(12.5, abs=1e-4)
+    # the child fell freely from y = 10 for 0.5 s, in world space, whatever its parent did
+    assert wy_child == pytest.approx(10 - 0.5 * 10 * 0.5 * 0.5, abs=0.1)

@@ -1121,6 +1121,11 @@ end
 -- Node::MarkDirty, its children and its other components hear of the move.  The node stays dirty, flagged
 -- moved_by_step so that the game's next move of it still notifies its components (50_scene.lua's mark_dirty)
 -- and reaches its body, as in Urho3D, whose renderer reads world transforms every frame.
+local function identity_transform(r)
+  return r.px == 0 and r.py == 0 and r.pz == 0 and r.rw == 1 and r.rx == 0 and r.ry == 0 and r.rz == 0
+    and r.sx == 1 and r.sy == 1 and r.sz == 1
+end
+
 local function write_root_node(r, x, y, qw, qz)
   r.px, r.py, r.rw, r.rx, r.ry, r.rz = x, y, qw, 0.0, 0.0, qz
   if not r.dirty then
@@ -1154,21 +1159,33 @@ local function apply_transforms(w, raw, generation)
   local v = {sunpack(records_format(count), raw)}
   w.applying = true
   local scene = w.node and (w.node.scene or w.node)
+  local direct = scene ~= nil and identity_transform(scene)
+  local nested
   for k = 1, 4 * count, 4 do
     local b = bodies[v[k] + 1]
     local r = b and b.node
     if r and not r.removed then
       local x, y, half = v[k + 1], v[k + 2], v[k + 3] * 0.5
       local qw, qz = mcos(half), msin(half)
-      local p = r.parent
-      if p == scene then
+      if direct and r.parent == scene then
         write_root_node(r, x, y, qw, qz)
       else
-        local N = E.IMPL.Node.methods
-        N.SetWorldPosition(r.proxy, E.Vector3_new(x, y, world_of(r).m23))
-        N.SetWorldRotation(r.proxy, E.IMPL.Quaternion.new(qw, 0.0, 0.0, qz))
-        r.moved_by_step = true   -- the game's next move reaches the body (see write_root_node)
+        nested = nested or {}
+        local depth, p = 0, r.parent
+        while p do depth = depth + 1; p = p.parent end
+        nested[#nested + 1] = {r, x, y, qw, qz, depth, k}
       end
+    end
+  end
+  if nested then
+    -- through the parents' world transforms, ancestors first (Urho3D delays a body whose parent has a body)
+    table.sort(nested, function(a, b) if a[6] ~= b[6] then return a[6] < b[6] end; return a[7] < b[7] end)
+    local N = E.IMPL.Node.methods
+    for _, t in ipairs(nested) do
+      local r = t[1]
+      N.SetWorldPosition(r.proxy, E.Vector3_new(t[2], t[3], world_of(r).m23))
+      N.SetWorldRotation(r.proxy, E.IMPL.Quaternion.new(t[4], 0.0, 0.0, t[5]))
+      r.moved_by_step = true   -- the game's next move reaches the body (see write_root_node)
     end
   end
   w.applying = false
