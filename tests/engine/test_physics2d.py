@@ -568,3 +568,19 @@ def test_a_body_under_a_body_made_first_follows_its_parents_new_transform() -> N
     assert wy_parent == pytest.approx(12.5, abs=1e-4)
     # the child fell freely from y = 10 for 0.5 s, in world space, whatever its parent did
     assert wy_child == pytest.approx(10 - 0.5 * 10 * 0.5 * 0.5, abs=0.1)
+
+
+def test_hundreds_of_bodies_each_write_their_own_node() -> None:
+    ok = run("""
+      local nodes = {}
+      for i = 1, 600 do nodes[i] = body("B" .. i, i * 2, i % 7, BT_DYNAMIC, "circle", 0.25) end
+      nodes[300]:GetComponent("RigidBody2D").gravityScale = 0   -- one that stays put, mid-chunk
+      step(20)
+      local fall = nodes[1].position.y - (1 % 7)
+      for i, n in ipairs(nodes) do
+        local expect = (i == 300) and (i % 7) or (i % 7) + fall
+        if math.abs(n.position.x - i * 2) > 1e-9 or math.abs(n.position.y - expect) > 1e-5 then return i end
+      end
+      return fall < -0.5
+    """)
+    assert ok is True

@@ -1107,16 +1107,19 @@ local function presolve_callback(w)
   end
 end
 
--- Awake bodies write their nodes (RigidBody2D::ApplyWorldTransform).  The step hands over every moving body's first
--- bytes (flags, position, angle: engine/_box2d.py) in an order Lua re-reads when its generation changes; they are
--- unpacked in one call (format cached per count).  A node whose parent is the scene is written here directly.
+-- Awake bodies write their nodes (RigidBody2D::ApplyWorldTransform).  The step hands over a record per awake moving
+-- body (its index in an order Lua re-reads when its generation changes, position, angle: engine/_box2d.py).  A node
+-- whose parent is the scene is written here directly.
 local RECORD, RECORD_SIZE = "i4fff", 16   -- engine/_box2d.py _OUT_DTYPE: index in the moving order, x, y, angle
-local formats = setmetatable({}, {__mode = "v"})
+-- Records are unpacked CHUNK at a time (one C call each; one format per chunk size, so at most CHUNK formats).
+local CHUNK = 256
+local formats = {}
 local function records_format(n)
   local f = formats[n]
   if f == nil then f = "<" .. string.rep(RECORD, n); formats[n] = f end
   return f
 end
+
 -- Write a node whose parent is the scene (world = local when the scene's transform is the identity): as
 -- Node::MarkDirty, its children and its other components hear of the move.  The node stays dirty, flagged
 -- moved_by_step so that the game's next move of it still notifies its components (50_scene.lua's mark_dirty)
@@ -1156,12 +1159,20 @@ local function apply_transforms(w, raw, generation)
   local count = #raw // RECORD_SIZE
   if count == 0 then return end
   local bodies = moving_bodies(w, generation)
-  local v = {sunpack(records_format(count), raw)}
   w.applying = true
   local scene = w.node and (w.node.scene or w.node)
   local direct = scene ~= nil and identity_transform(scene)
   local nested
-  for k = 1, 4 * count, 4 do
+  local v, base = nil, 0
+  for k0 = 1, 4 * count, 4 do
+    local k = k0 - base
+    if v == nil or k > #v then
+      local first = (k0 - 1) // 4                     -- records before this chunk
+      local n = math.min(CHUNK, count - first)
+      v = {sunpack(records_format(n), raw, first * RECORD_SIZE + 1)}
+      v[#v] = nil                                      -- string.unpack's last result: the next position
+      base, k = k0 - 1, 1
+    end
     local b = bodies[v[k] + 1]
     local r = b and b.node
     if r and not r.removed then
@@ -1173,7 +1184,7 @@ local function apply_transforms(w, raw, generation)
         nested = nested or {}
         local depth, p = 0, r.parent
         while p do depth = depth + 1; p = p.parent end
-        nested[#nested + 1] = {r, x, y, qw, qz, depth, k}
+        nested[#nested + 1] = {r, x, y, qw, qz, depth, k0}
       end
     end
   end
