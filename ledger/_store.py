@@ -7,6 +7,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -204,14 +205,24 @@ def upgrade(engine: Engine) -> None:
         command.upgrade(cfg, "head")
 
 
+_REVISION_LINE = re.compile(r"^(revision|down_revision)\s*=\s*(?:'([^']*)'|\"([^\"]*)\"|None)\s*$", re.M)
+
+
 @functools.lru_cache(maxsize=1)
 def head_revision() -> str:
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
-    return str(ScriptDirectory.from_config(cfg).get_current_head())
+    """The newest migration, read from migrations/versions/ without importing Alembic (a read-only command that
+    opens a current ledger never needs it; tests/ledger/test_migrations.py holds this equal to Alembic's head)."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in (MIGRATIONS / "versions").glob("[0-9]*.py"):
+        for name, single, double in _REVISION_LINE.findall(path.read_text(encoding="utf-8")):
+            value = single or double
+            if value:
+                (revisions if name == "revision" else parents).add(value)
+    heads = revisions - parents
+    if len(heads) != 1:
+        raise LedgerError(f"the migrations in {MIGRATIONS} have {len(heads)} heads: {sorted(heads)}")
+    return heads.pop()
 
 
 def _at_head(engine: Engine) -> bool:
