@@ -1,6 +1,7 @@
 """Run once when the grader image is built (the Dockerfile's RUN), so no grade repeats it: bytecode for the
-standard library, the installed packages and the grader (the image is read-only and grades may not write it), and
-the L1 server's UrhoX stubs in the image's own stub cache.
+grader and for every module of the standard library and the installed packages that a grade's processes import
+(the image is read-only and grades may not write it), and the L1 server's UrhoX stubs in the image's own stub
+cache.
 
     python3 -m grader.grading_container.warm STUB_CACHE
 
@@ -11,26 +12,36 @@ runtime base zeroes every file's modification time, which would make timestamp-c
 from __future__ import annotations
 
 import compileall
+import importlib
 import os
 import py_compile
 import sys
-import sysconfig
 from pathlib import Path
 
 GRADER_SOURCE = Path(__file__).resolve().parents[2]
+# where a grade's processes start: the container's entry point, the engine's run worker and its pre-booted parent
+GRADE_ENTRY_MODULES = ("grader.grading_container.inside", "grader.pipeline", "grader.levels", "grader.l1",
+                       "engine.__main__", "engine._runner", "engine._zygote", "engine._engine")
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python3 -m grader.grading_container.warm STUB_CACHE", file=sys.stderr)
         return 2
-    paths = sysconfig.get_paths()
-    roots = sorted({paths["stdlib"], paths["platstdlib"], paths["purelib"], paths["platlib"], str(GRADER_SOURCE)})
-    ok = True
-    for root in roots:
-        if Path(root).is_dir():
-            ok &= bool(compileall.compile_dir(root, quiet=2, workers=1, legacy=False, optimize=-1,
-                                              invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH))
+    invalidation = py_compile.PycInvalidationMode.UNCHECKED_HASH
+    ok = bool(compileall.compile_dir(str(GRADER_SOURCE), quiet=2, workers=1, invalidation_mode=invalidation))
+    # the rest of the standard library and site-packages only as far as grading reaches: what the grade's
+    # process (the grader, L1) and the engine's run process import; compiling all of it would double the build
+    for name in GRADE_ENTRY_MODULES:
+        importlib.import_module(name)
+    for module in list(sys.modules.values()):
+        source = getattr(module, "__file__", None)
+        if source and source.endswith(".py") and not source.startswith(str(GRADER_SOURCE)):
+            try:
+                py_compile.compile(source, doraise=True, invalidation_mode=invalidation)
+            except py_compile.PyCompileError as exc:
+                print(f"warm: {exc.msg}", file=sys.stderr)
+                ok = False
     os.environ["GRADER_L1_CACHE"] = argv[0]
     from grader.l1._stubcache import stubs_dir
 
