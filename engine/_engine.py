@@ -18,6 +18,7 @@ from ._platform import ServicesError, parse_services
 from ._registry import Registry, default_registry
 from ._settings import EngineSettings
 from ._yoga import YogaHost
+from ._bullet import BulletHost   # 3D physics (issue 16)
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_ENTRY = "scripts/main.lua"
@@ -156,6 +157,7 @@ def boot_state(registry: Registry | None = None) -> BootedState:
         "font_metrics": host.font_metrics,
         "builtin_fonts": sorted(STOCK_FONTS),
         "yoga": YogaHost().lua_api(),
+        "bullet": BulletHost().lua_api(),   # 3D physics (issue 16): pybullet's client is made at the first world
         "unmeter": host.unmeter,
         "meter": host.meter,
     })
