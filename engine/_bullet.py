@@ -113,6 +113,7 @@ class _World:
         self.split = False
         self.disabled: set[tuple[int, int]] = set()   # body pairs whose collision a pair filter disables
         self.special: set[int] = set()                  # bodies with a trigger flag or a non-default layer/mask
+        self.trigger_pairs: dict[tuple[int, int], tuple[list[bytes], list[bytes]]] = {}
         self.configure()
 
     def configure(self) -> None:
@@ -570,6 +571,8 @@ class BulletHost:
                 lin, _ = p.getBaseVelocity(body.uid, physicsClientId=cid)
                 factored.append((body, pos, lin))
             body.fresh = False
+        if world.special:
+            self._trigger_contacts(world)
         p.stepSimulation(physicsClientId=cid)
         for body, pos0, lin0 in factored:
             pos1, orn1 = p.getBasePositionAndOrientation(body.uid, physicsClientId=cid)
@@ -673,17 +676,22 @@ class BulletHost:
                 pairs.setdefault(key, []).append(_POINT.pack(*pos, -normal[0], -normal[1], -normal[2], dist,
                                                              impulse))
                 flipped.setdefault(key, []).append(_POINT.pack(*pos, *normal, dist, impulse))
-        self._trigger_contacts(world, pairs, flipped)
+        for key, (a_points, b_points) in world.trigger_pairs.items():
+            if key not in pairs:
+                pairs[key], flipped[key] = a_points, b_points
         out = []
         for key in sorted(pairs):
             ba, bb = b"".join(pairs[key]), b"".join(flipped[key])
             out.append(struct.pack("<iiI", key[0], key[1], len(ba)) + ba + struct.pack("<I", len(bb)) + bb)
         return b"".join(out)
 
-    def _trigger_contacts(self, world: _World, pairs: dict[tuple[int, int], list[bytes]],
-                          flipped: dict[tuple[int, int], list[bytes]]) -> None:
-        """Triggers collide with nothing in Bullet here; their overlaps come from closest-point queries."""
+    def _trigger_contacts(self, world: _World) -> None:
+        """Triggers collide with nothing in Bullet here; their overlaps come from closest-point queries, made
+        before the step as Bullet's collision detection runs before it integrates."""
         p, cid = world.p, world.cid
+        pairs: dict[tuple[int, int], list[bytes]] = {}
+        flipped: dict[tuple[int, int], list[bytes]] = {}
+        world.trigger_pairs = {}
         for trig in world.bodies.values():
             if not trig.trigger or trig.uid < 0:
                 continue
@@ -704,6 +712,7 @@ class BulletHost:
                     pairs.setdefault(key, []).append(_POINT.pack(*pos, *normal, dist, 0.0))
                     flipped.setdefault(key, []).append(_POINT.pack(*pos, -normal[0], -normal[1], -normal[2], dist,
                                                                    0.0))
+        world.trigger_pairs = {key: (pairs[key], flipped[key]) for key in pairs}
 
     def _candidates(self, world: _World, uid: int, pad: float) -> list[_Body]:
         p, cid = world.p, world.cid
