@@ -321,7 +321,7 @@ class BulletHost:
         if velocity is not None and body.dynamic:
             p.resetBaseVelocity(uid, velocity[0], velocity[1], physicsClientId=cid)
         body.last = None
-        body.prev = None
+        body.prev = p.getBasePositionAndOrientation(uid, physicsClientId=cid)
         body.fresh = True
         self._refilter(world, body)
         return com[1]
@@ -404,7 +404,7 @@ class BulletHost:
         world.p.resetBasePositionAndOrientation(body.uid, [px + cw[0], py + cw[1], pz + cw[2]], list(rot),
                                                 physicsClientId=world.cid)
         body.last = None
-        body.prev = None
+        body.prev = world.p.getBasePositionAndOrientation(body.uid, physicsClientId=world.cid)
 
     def body_kinematic_target(self, wid: int, handle: int, px: float, py: float, pz: float, qw: float, qx: float,
                               qy: float, qz: float) -> None:
