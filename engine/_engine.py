@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _lua
+from ._bullet import BulletHost  # 3D physics (issue 16)
 from ._errors import BadInputError
 from ._files import ModuleResolver, read_tree
 from ._fonts import STOCK_FONTS, FontError, font_metrics, system_font_metrics, warm_system_fonts
@@ -18,7 +19,6 @@ from ._platform import ServicesError, parse_services
 from ._registry import Registry, default_registry
 from ._settings import EngineSettings
 from ._yoga import YogaHost
-from ._bullet import BulletHost   # 3D physics (issue 16)
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_ENTRY = "scripts/main.lua"

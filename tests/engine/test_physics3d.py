@@ -107,8 +107,7 @@ function Start()
   end)
 end
 """, 240)
-    return [out[0]["peak"] if isinstance(out, list) else out["1"]["peak"] for _ in range(1)] + [
-        out[1]["peak"] if isinstance(out, list) else out["2"]["peak"]]
+    return [float(out[0]["peak"]), float(out[1]["peak"])]
 
 
 def test_restitution_orders_bounce_heights_and_repeats(tmp_path: Path) -> None:
@@ -209,7 +208,7 @@ end
 """, 180)
     assert out["seq"] == ["start", "stay", "end"]
     assert out["contacts"], "the contact buffer reads"
-    for x, y, z, nx, ny, nz, dist, imp in out["contacts"]:
+    for _x, _y, _z, nx, ny, nz, dist, imp in out["contacts"]:
         assert abs((nx * nx + ny * ny + nz * nz) - 1) < 1e-4   # a unit normal
         assert dist < 0.05 and imp >= 0
 
@@ -257,9 +256,8 @@ function Start()
   end)
 end
 """, 2)
-    name, dist, nz, pz = out["single"]
+    name, dist, nz, _pz = out["single"]
     assert name == "Near" and dist == pytest.approx(4.0, abs=1e-5) and nz == pytest.approx(-1.0, abs=1e-5)
-    assert [n for n, _ in out["all"]] == ["Near", "Near", "Far", "Far"][: len(out["all"])][:2] or True
     assert out["all"][0][0] == "Near" and out["all"][0][1] == pytest.approx(4.0, abs=1e-5)
     assert any(n == "Far" and d == pytest.approx(9.0, abs=1e-5) for n, d in out["all"])
     assert out["down"] == ["Floor", pytest.approx(5.0, abs=1e-5)]

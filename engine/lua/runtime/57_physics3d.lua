@@ -684,7 +684,8 @@ local function wants_contacts(w)
   return #w.bodies <= 256 or w.track_contacts   -- small worlds always keep their pairs (GetCollidingBodies)
 end
 
-local node_inverse_apply, qinv, qmul, mark_dirty = E.node_inverse_apply, E.qinv, E.qmul, E.mark_dirty
+local node_inverse_apply, qinv, qmul, mark_dirty, world_of = E.node_inverse_apply, E.qinv, E.qmul, E.mark_dirty,
+  E.world
 local function write_node(r, px, py, pz, qw, qx, qy, qz)
   local p = r.parent
   if p == nil or (p.parent == nil and p.px == 0 and p.py == 0 and p.pz == 0 and p.rw == 1 and p.sx == 1
@@ -693,12 +694,16 @@ local function write_node(r, px, py, pz, qw, qx, qy, qz)
     r.rw, r.rx, r.ry, r.rz = qw, qx, qy, qz
   else
     r.px, r.py, r.pz = node_inverse_apply(p, px, py, pz, 1)
-    local pw = E.world(p)
+    local pw = world_of(p)
     local iw, ix, iy, iz = qinv(pw.ww, pw.wx, pw.wy, pw.wz)
     r.rw, r.rx, r.ry, r.rz = qmul(iw, ix, iy, iz, qw, qx, qy, qz)
   end
-  mark_dirty(r)
-  E.world(r)   -- clean again, so the game's next move of the node reaches the body (mark_dirty stops at dirty)
+  if #r.children > 0 then
+    mark_dirty(r)
+  else
+    r.dirty = true   -- a leaf: only the physics components listen to its dirtying, and they ignore this write
+  end
+  world_of(r)   -- clean again, so the game's next move of the node reaches the body (mark_dirty stops at dirty)
 end
 
 local function sync(w, alpha, stepped)
