@@ -29,6 +29,10 @@ _CONTACT_THRESHOLD = 0.02   # Bullet's default contact breaking threshold (gCont
 _S2 = math.sqrt(0.5)
 _Z_TO_Y = (-_S2, 0.0, 0.0, _S2)   # pybullet's cylinders and capsules run along Z, Urho3D's along Y (x, y, z, w)
 _POINT = struct.Struct("<8f")
+# pybullet cannot flag a body kinematic, and its solver ignores a static body's velocity: a kinematic body is a
+# dynamic one this heavy, with no rotational inertia, no gravity, no contact with static or kinematic bodies, put
+# back on its path after every step (docs/physics.md)
+_KINEMATIC_MASS = 1.0e7
 _STATE = struct.Struct("<i7d")
 _HIT = struct.Struct("<i7d")
 
@@ -93,8 +97,8 @@ class _Body:
     prev: tuple[Any, ...] | None = None    # the transform before the last step (interpolation)
     fresh_step: int = 0               # active (Bullet's word) until the world has stepped past this step
     plane: bool = False
-    kin_target: tuple[Any, ...] | None = None
-    kin_moving: bool = False
+    kin_target: tuple[Any, ...] | None = None   # where its node moved to since the last step
+    kin_pose: tuple[Any, ...] | None = None     # where it was put for the last step
 
     @property
     def dynamic(self) -> bool:
@@ -315,7 +319,7 @@ class BulletHost:
         sid = self._collision_shape(world, shifted)
         rot = (float(qx), float(qy), float(qz), float(qw))
         cw = _rotate(rot, com)
-        bullet_mass = body.mass if body.dynamic else 0.0
+        bullet_mass = body.mass if body.dynamic else (_KINEMATIC_MASS if body.kinematic else 0.0)
         uid = p.createMultiBody(bullet_mass, sid, basePosition=[px + cw[0], py + cw[1], pz + cw[2]],
                                 baseOrientation=list(rot), useMaximalCoordinates=True, physicsClientId=cid)
         body.uid = uid
@@ -325,6 +329,7 @@ class BulletHost:
             p.resetBaseVelocity(uid, velocity[0], velocity[1], physicsClientId=cid)
         body.last = None
         body.prev = p.getBasePositionAndOrientation(uid, physicsClientId=cid)
+        body.kin_pose = None
         body.fresh_step = world.steps
         self._refilter(world, body)
         self._classify(world, body)
@@ -342,6 +347,12 @@ class BulletHost:
             world.prestep.discard(body.handle)
 
     def _apply_inertia(self, world: _World, body: _Body) -> None:
+        if body.kinematic and body.uid >= 0:
+            body.inv_inertia = (0.0, 0.0, 0.0)
+            world.p.changeDynamics(body.uid, -1, mass=_KINEMATIC_MASS, localInertiaDiagonal=[0.0, 0.0, 0.0],
+                                   activationState=world.p.ACTIVATION_STATE_DISABLE_SLEEPING,
+                                   physicsClientId=world.cid)
+            return
         if not body.dynamic:
             body.inv_inertia = (0.0, 0.0, 0.0)
             return
@@ -356,6 +367,8 @@ class BulletHost:
     def _collides(self, a: _Body, b: _Body) -> bool:
         if a.trigger or b.trigger:
             return False
+        if not a.dynamic and not b.dynamic:
+            return False   # static and kinematic bodies never touch in Bullet
         return bool(a.layer & b.mask) and bool(b.layer & a.mask)
 
     def _refilter(self, world: _World, body: _Body) -> None:
@@ -363,7 +376,7 @@ class BulletHost:
         filters: only bodies with a non-default filter need looking at, so a thousand plain bodies stay cheap)."""
         for key in [k for k in world.disabled if body.handle in k]:
             world.disabled.discard(key)   # filters lapse with the old Bullet body; set again below
-        special = body.trigger or body.layer != 1 or body.mask != 0xFFFF
+        special = body.trigger or body.kinematic or body.layer != 1 or body.mask != 0xFFFF
         if special:
             world.special.add(body.handle)
         else:
@@ -543,6 +556,8 @@ class BulletHost:
 
     def body_is_active(self, wid: int, handle: int) -> bool:
         world, body = self._body(wid, handle)
+        if body is not None and body.kinematic:
+            return True   # Urho3D keeps kinematic bodies from sleeping
         if body is None or not body.dynamic:
             return False
         if world.steps <= body.fresh_step:
@@ -599,6 +614,7 @@ class BulletHost:
         if world.special:
             self._trigger_contacts(world)
         p.stepSimulation(physicsClientId=cid)
+        self._kinematic_settle(world)
         for body, pos0, lin0 in factored:
             pos1, orn1 = p.getBasePositionAndOrientation(body.uid, physicsClientId=cid)
             lin1, ang1 = p.getBaseVelocity(body.uid, physicsClientId=cid)
@@ -608,16 +624,15 @@ class BulletHost:
             p.resetBaseVelocity(body.uid, lin, ang1, physicsClientId=cid)
 
     def _kinematic_step(self, world: _World, body: _Body, dt: float) -> None:
+        """Before a step: at its node's transform, moving with the velocity that took it there (Bullet's
+        saveKinematicState), and held against gravity."""
         p, cid = world.p, world.cid
-        target = body.kin_target
-        if target is None:
-            if body.kin_moving:
-                p.resetBaseVelocity(body.uid, [0, 0, 0], [0, 0, 0], physicsClientId=cid)
-                body.kin_moving = False
-            return
+        pos0, orn0 = p.getBasePositionAndOrientation(body.uid, cid)
+        target = body.kin_target or body.kin_pose or (pos0, orn0)
         body.kin_target = None
-        pos0, orn0 = p.getBasePositionAndOrientation(body.uid, physicsClientId=cid)
         pos1, orn1 = target
+        if body.kin_pose is not None:
+            pos0, orn0 = body.kin_pose
         lin = [(pos1[i] - pos0[i]) / dt for i in range(3)]
         # angular velocity from the rotation between the two orientations
         dq = _qmul(orn1, (-orn0[0], -orn0[1], -orn0[2], orn0[3]))
@@ -626,9 +641,21 @@ class BulletHost:
         s = math.sqrt(dq[0] ** 2 + dq[1] ** 2 + dq[2] ** 2)
         angle = 2.0 * math.atan2(s, dq[3])
         ang = [dq[i] / s * angle / dt for i in range(3)] if s > 1e-12 else [0.0, 0.0, 0.0]
+        body.kin_pose = (tuple(pos1), tuple(orn1))
         p.resetBasePositionAndOrientation(body.uid, list(pos1), list(orn1), physicsClientId=cid)
         p.resetBaseVelocity(body.uid, lin, ang, physicsClientId=cid)
-        body.kin_moving = True
+        g = world.gravity
+        p.applyExternalForce(body.uid, -1, [-g[0] * _KINEMATIC_MASS, -g[1] * _KINEMATIC_MASS,
+                                            -g[2] * _KINEMATIC_MASS], list(pos1), p.WORLD_FRAME, physicsClientId=cid)
+
+    def _kinematic_settle(self, world: _World) -> None:
+        """After a step: kinematic bodies back on their path (the solver's pushes on them do not count)."""
+        p, cid = world.p, world.cid
+        for handle in sorted(world.prestep):
+            body = world.bodies[handle]
+            if body.kinematic and body.uid >= 0 and body.kin_pose is not None:
+                pos, orn = body.kin_pose
+                p.resetBasePositionAndOrientation(body.uid, list(pos), list(orn), physicsClientId=cid)
 
     def end_frame(self, wid: int) -> None:
         """Bullet's clearForces after a frame's steps."""
