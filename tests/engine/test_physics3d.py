@@ -343,3 +343,33 @@ def test_pinned_solver_settings_are_documented() -> None:
         assert key in doc, key
     assert json.dumps(sorted(SOLVER_SETTINGS))  # plain data
     assert hashlib.sha256(doc.encode()).hexdigest()
+
+
+def test_batteries_read_velocity_activity_and_contacts(tmp_path: Path) -> None:
+    game = tmp_path / "game"
+    (game / "scripts").mkdir(parents=True)
+    (game / "scripts" / "main.lua").write_text(PRELUDE + """
+function Start()
+  floor()
+  body("Ball", Vector3(0, 3, 0), 1, "SetSphere", 1)
+end
+""", encoding="utf-8")
+    engine = Engine(game)
+    battery = """
+local h = harness
+h.start()
+h.run(0.25)
+local ball = h.find("Ball")
+OUT_FALLING = {ball.physics.velocity.y, ball.physics.active, #ball.physics.contacts}
+h.run(5)
+OUT_REST = {ball.physics.velocity.y, ball.physics.active, ball.physics.contacts[1] and ball.physics.contacts[1].name}
+requirement("R1", {capabilities = {}, layer = "completeness", description = "reads physics"}, function(check)
+  check.less("falls", OUT_FALLING[1], -1)
+  check.truthy("active while falling", OUT_FALLING[2])
+  check.equal("no contact in the air", OUT_FALLING[3], 0)
+  check.equal("touches the floor at rest", OUT_REST[3], "Floor")
+end)
+"""
+    assert engine.run_battery(battery, "battery/main.lua")
+    reqs = engine.requirements()
+    assert reqs and all(c["passed"] for c in reqs[0]["checks"]), reqs

@@ -1027,3 +1027,19 @@ function E.physics3d_contacts_of(c)
   end
   return out
 end
+
+-- The battery's read of a node's rigid body (engine/lua/harness.lua, `view.physics`; docs/tasks.md): nil when the
+-- node has no RigidBody, else a plain table of what the body is doing now.
+function E.physics3d_view(r, node_view)
+  for _, c in ipairs(r.components) do
+    if c.type_name == "RigidBody" then
+      local proxy = c.proxy
+      local contacts = {}
+      for i, other in ipairs(E.physics3d_contacts_of(c)) do contacts[i] = node_view(other) end
+      return {velocity = R.GetLinearVelocity(proxy), angular_velocity = R.GetAngularVelocity(proxy),
+              active = R.IsActive(proxy), mass = c.mass, kinematic = c.kinematic, trigger = c.trigger,
+              in_world = c.world ~= nil, contacts = contacts}
+    end
+  end
+  return nil
+end
