@@ -105,6 +105,23 @@ class _Body:
         return self.mass > 0.0 and not self.kinematic and not self.plane
 
 
+@dataclass
+class _Joint:
+    """Urho3D's Constraint: a point (btPoint2PointConstraint) or a hinge (two point constraints on its axis, and
+    Bullet's angular limit as a velocity row before each step: pybullet joins maximal-coordinate bodies with point,
+    fixed and gear constraints only)."""
+    kind: int
+    own: int
+    other: int | None
+    frame_a: tuple[Any, ...]          # (position in the own body's centre-of-mass frame, rotation x y z w)
+    frame_b: tuple[Any, ...]          # the same in the other body's frame, or in the world without one
+    low: float = 0.0
+    high: float = 0.0
+    disable_collision: bool = False
+    enabled: bool = True
+    cids: list[int] = field(default_factory=list)
+
+
 class _World:
     def __init__(self, p: Any) -> None:
         self.p = p
@@ -121,6 +138,9 @@ class _World:
         self.dynamic_dirty = False
         self.prestep: set[int] = set()                  # bodies with forces, own gravity, factors, or kinematic
         self.disabled: set[tuple[int, int]] = set()   # body pairs whose collision a pair filter disables
+        self.joints: dict[int, _Joint] = {}
+        self.jointed: set[tuple[int, int]] = set()     # body pairs a constraint keeps from colliding
+        self.anchor = -1                               # a body-less static body: constraints to the world
         self.special: set[int] = set()                  # bodies with a trigger flag or a non-default layer/mask
         self.trigger_pairs: dict[tuple[int, int], tuple[list[bytes], list[bytes]]] = {}
         self.configure()
@@ -173,7 +193,7 @@ class BulletHost:
             "body_kinematic_target", "body_material", "body_factors", "body_gravity", "body_filter",
             "body_velocity", "body_set_velocity", "body_add_force", "body_impulse", "body_reset_forces",
             "body_activate", "body_is_active", "body_transform", "substep", "sync", "end_frame", "contacts",
-            "raycast", "spherecast", "overlaps", "pybullet_settings")}
+            "raycast", "spherecast", "overlaps", "pybullet_settings", "constraint_build", "constraint_free")}
 
     # -- worlds ------------------------------------------------------------------------------------------------
     def world_new(self) -> int:
@@ -333,6 +353,9 @@ class BulletHost:
         body.fresh_step = world.steps
         self._refilter(world, body)
         self._classify(world, body)
+        for jid, joint in sorted(world.joints.items()):
+            if handle in (joint.own, joint.other):
+                self._make_joint(world, jid)
         return com[1]
 
     def _classify(self, world: _World, body: _Body) -> None:
@@ -364,7 +387,9 @@ class BulletHost:
         world.p.changeDynamics(body.uid, -1, mass=body.mass, localInertiaDiagonal=diag,
                                activationState=world.p.ACTIVATION_STATE_ENABLE_SLEEPING, physicsClientId=world.cid)
 
-    def _collides(self, a: _Body, b: _Body) -> bool:
+    def _collides(self, a: _Body, b: _Body, world: _World | None = None) -> bool:
+        if world is not None and (min(a.handle, b.handle), max(a.handle, b.handle)) in world.jointed:
+            return False
         if a.trigger or b.trigger:
             return False
         if not a.dynamic and not b.dynamic:
@@ -376,7 +401,8 @@ class BulletHost:
         filters: only bodies with a non-default filter need looking at, so a thousand plain bodies stay cheap)."""
         for key in [k for k in world.disabled if body.handle in k]:
             world.disabled.discard(key)   # filters lapse with the old Bullet body; set again below
-        special = body.trigger or body.kinematic or body.layer != 1 or body.mask != 0xFFFF
+        special = (body.trigger or body.kinematic or body.layer != 1 or body.mask != 0xFFFF
+                   or any(body.handle in k for k in world.jointed))
         if special:
             world.special.add(body.handle)
         else:
@@ -389,7 +415,7 @@ class BulletHost:
             if other is body or other.uid < 0:
                 continue
             key = (min(body.handle, other.handle), max(body.handle, other.handle))
-            if not self._collides(body, other):
+            if not self._collides(body, other, world):
                 if key not in world.disabled:
                     p.setCollisionFilterPair(body.uid, other.uid, -1, -1, 0, physicsClientId=cid)
                     world.disabled.add(key)
@@ -575,6 +601,153 @@ class BulletHost:
         cw = _rotate(orn, body.com)
         return (pos[0] - cw[0], pos[1] - cw[1], pos[2] - cw[2], orn[3], orn[0], orn[1], orn[2])
 
+    # -- constraints -------------------------------------------------------------------------------------------
+    def constraint_build(self, wid: int, jid: int, kind: int, own: int, other: int, ax: float, ay: float,
+                         az: float, aqw: float, aqx: float, aqy: float, aqz: float, bx: float, by: float, bz: float,
+                         bqw: float, bqx: float, bqy: float, bqz: float, low: float, high: float, disable: bool,
+                         enabled: bool) -> None:
+        """(Re)create constraint `jid`: positions are scaled node-frame positions (the other's in the world when
+        `other` is 0), as Urho3D's Constraint hands them over before subtracting the centres of mass."""
+        world = self._world(wid)
+        jid = int(jid)
+        self._drop_joint(world, jid)
+        own_body = world.bodies.get(int(own))
+        other_body = world.bodies.get(int(other)) if int(other) else None
+        if own_body is None:
+            return
+        pa = (ax - own_body.com[0], ay - own_body.com[1], az - own_body.com[2])
+        pb = (bx, by, bz)
+        if other_body is not None:
+            pb = (bx - other_body.com[0], by - other_body.com[1], bz - other_body.com[2])
+        joint = _Joint(int(kind), own_body.handle, other_body.handle if other_body else None,
+                       (pa, (aqx, aqy, aqz, aqw)), (pb, (bqx, bqy, bqz, bqw)), float(low), float(high),
+                       bool(disable), bool(enabled))
+        world.joints[jid] = joint
+        if joint.disable_collision and other_body is not None:
+            world.jointed.add((min(joint.own, other_body.handle), max(joint.own, other_body.handle)))
+            self._refilter(world, own_body)
+            self._refilter(world, other_body)
+        self._make_joint(world, jid)
+
+    def constraint_free(self, wid: int, jid: int) -> None:
+        world = self.worlds.get(int(wid))
+        if world is not None:
+            self._drop_joint(world, int(jid))
+
+    def _drop_joint(self, world: _World, jid: int) -> None:
+        joint = world.joints.pop(jid, None)
+        if joint is None:
+            return
+        for cid in joint.cids:
+            with contextlib.suppress(Exception):   # gone with a removed body
+                world.p.removeConstraint(cid, physicsClientId=world.cid)
+        if joint.other is not None and joint.disable_collision:
+            key = (min(joint.own, joint.other), max(joint.own, joint.other))
+            if not any(j.disable_collision and j.other is not None and (min(j.own, j.other), max(j.own, j.other))
+                       == key for j in world.joints.values()):
+                world.jointed.discard(key)
+                for h in key:
+                    if h in world.bodies:
+                        self._refilter(world, world.bodies[h])
+
+    def _make_joint(self, world: _World, jid: int) -> None:
+        p, cid = world.p, world.cid
+        joint = world.joints[jid]
+        for old in joint.cids:
+            with contextlib.suppress(Exception):
+                p.removeConstraint(old, physicsClientId=cid)
+        joint.cids = []
+        own = world.bodies.get(joint.own)
+        other = world.bodies.get(joint.other) if joint.other is not None else None
+        if own is None or own.uid < 0 or not joint.enabled or (joint.other is not None and
+                                                                  (other is None or other.uid < 0)):
+            return
+        if other is None:
+            if world.anchor < 0:
+                world.anchor = p.createMultiBody(0.0, -1, basePosition=[0, 0, 0], useMaximalCoordinates=True,
+                                                 physicsClientId=cid)
+            other_uid = world.anchor
+        else:
+            other_uid = other.uid
+        (pa, qa), (pb, qb) = joint.frame_a, joint.frame_b
+        pivots = [(pa, pb)]
+        if joint.kind == 1:   # hinge: two points on its axis (the frames' Z)
+            za, zb = _rotate(qa, (0.0, 0.0, 0.5)), _rotate(qb, (0.0, 0.0, 0.5))
+            pivots = [(tuple(pa[i] + za[i] for i in range(3)), tuple(pb[i] + zb[i] for i in range(3))),
+                      (tuple(pa[i] - za[i] for i in range(3)), tuple(pb[i] - zb[i] for i in range(3)))]
+        for a, b in pivots:
+            c = p.createConstraint(own.uid, -1, other_uid, -1, p.JOINT_POINT2POINT, [0, 0, 0], list(a), list(b),
+                                   physicsClientId=cid)
+            p.changeConstraint(c, maxForce=1e30, physicsClientId=cid)   # Bullet's point constraint: no clamp
+            joint.cids.append(c)
+
+    def _hinge_limits(self, world: _World, dt: float) -> None:
+        """Bullet's hinge limit as one velocity row before the step: the relative spin about the axis is cut so
+        that the hinge angle reaches the limit and stops there, and a violation is corrected by ERP 0.2."""
+        p, cid = world.p, world.cid
+        for _jid, joint in sorted(world.joints.items()):
+            if joint.kind != 1 or not joint.cids or joint.low > joint.high:
+                continue
+            own = world.bodies[joint.own]
+            other = world.bodies.get(joint.other) if joint.other is not None else None
+            orn_a = p.getBasePositionAndOrientation(own.uid, cid)[1]
+            orn_b = (0.0, 0.0, 0.0, 1.0) if other is None else p.getBasePositionAndOrientation(other.uid, cid)[1]
+            fa, fb = _qmul(orn_a, joint.frame_a[1]), _qmul(orn_b, joint.frame_b[1])
+            ref0, ref1 = _rotate(fa, (1.0, 0.0, 0.0)), _rotate(fa, (0.0, 1.0, 0.0))
+            swing = _rotate(fb, (0.0, 1.0, 0.0))
+            angle = math.atan2(sum(swing[i] * ref0[i] for i in range(3)), sum(swing[i] * ref1[i] for i in range(3)))
+            axis = _rotate(fa, (0.0, 0.0, 1.0))
+            wa = p.getBaseVelocity(own.uid, cid)[1]
+            wb = (0.0, 0.0, 0.0) if other is None else p.getBaseVelocity(other.uid, cid)[1]
+            # the angle grows with the own body's spin about the axis relative to the other's
+            rel = sum((wa[i] - wb[i]) * axis[i] for i in range(3))
+            if angle + rel * dt > joint.high:
+                target = (joint.high - angle) / dt if angle <= joint.high else (joint.high - angle) * 0.2 / dt
+                if rel <= target:
+                    continue
+            elif angle + rel * dt < joint.low:
+                target = (joint.low - angle) / dt if angle >= joint.low else (joint.low - angle) * 0.2 / dt
+                if rel >= target:
+                    continue
+            else:
+                continue
+            k = self._inv_inertia_along(own, orn_a, axis)
+            if other is not None and other.dynamic:
+                k += self._inv_inertia_along(other, p.getBasePositionAndOrientation(other.uid, cid)[1], axis)
+            if k <= 0.0:
+                continue
+            impulse = (target - rel) / k    # angular impulse on the own body about the axis (minus on the other)
+            pos_a = p.getBasePositionAndOrientation(own.uid, cid)[0]
+            pivot = tuple(pos_a[i] + v for i, v in enumerate(_rotate(orn_a, joint.frame_a[0])))
+            self._spin(world, own, pos_a, orn_a, pivot, axis, impulse)
+            if other is not None and other.dynamic:
+                pos_b, orn_b2 = p.getBasePositionAndOrientation(other.uid, cid)
+                self._spin(world, other, pos_b, orn_b2, pivot, axis, -impulse)
+
+    @staticmethod
+    def _inv_inertia_along(body: _Body, orn: Any, axis: tuple[float, float, float]) -> float:
+        if not body.dynamic:
+            return 0.0
+        r = _matrix(orn)
+        local = [r[0][i] * axis[0] + r[1][i] * axis[1] + r[2][i] * axis[2] for i in range(3)]
+        return sum(body.inv_inertia[i] * local[i] * local[i] for i in range(3))
+
+    def _spin(self, world: _World, body: _Body, pos: Any, orn: Any, pivot: tuple[float, ...],
+              axis: tuple[float, float, float], impulse: float) -> None:
+        """Change the body's spin about `axis` by an angular impulse, turning about the hinge's pivot (its centre
+        of mass moves with the spin, as the hinge's point rows would make it)."""
+        if not body.dynamic:
+            return
+        r = _matrix(orn)
+        local = [r[0][i] * axis[0] + r[1][i] * axis[1] + r[2][i] * axis[2] for i in range(3)]
+        local = [local[i] * body.inv_inertia[i] * impulse for i in range(3)]
+        dw = [sum(r[i][j] * local[j] for j in range(3)) for i in range(3)]
+        arm = [pos[i] - pivot[i] for i in range(3)]
+        dv = [dw[1] * arm[2] - dw[2] * arm[1], dw[2] * arm[0] - dw[0] * arm[2], dw[0] * arm[1] - dw[1] * arm[0]]
+        lin, ang = world.p.getBaseVelocity(body.uid, world.cid)
+        world.p.resetBaseVelocity(body.uid, [lin[i] + dv[i] for i in range(3)], [ang[i] + dw[i] for i in range(3)],
+                                  physicsClientId=world.cid)
+
     # -- stepping ----------------------------------------------------------------------------------------------
     def substep(self, wid: int, dt: float) -> None:
         """One fixed Bullet step of `dt` seconds, with the forces, gravity and factors Bullet would apply."""
@@ -611,6 +784,8 @@ class BulletHost:
                 pos, _orn = p.getBasePositionAndOrientation(body.uid, physicsClientId=cid)
                 lin, _ = p.getBaseVelocity(body.uid, physicsClientId=cid)
                 factored.append((body, pos, lin))
+        if world.joints:
+            self._hinge_limits(world, dt)
         if world.special:
             self._trigger_contacts(world)
         p.stepSimulation(physicsClientId=cid)

@@ -373,3 +373,40 @@ end)
     assert engine.run_battery(battery, "battery/main.lua")
     reqs = engine.requirements()
     assert reqs and all(c["passed"] for c in reqs[0]["checks"]), reqs
+
+
+HINGE = """
+function Start()
+  scene_ = Scene()
+  scene_:CreateComponent("PhysicsWorld")
+  local anchor, ab = body("Anchor", Vector3(0, 10, 0), 0, "SetBox", Vector3(1, 1, 1))
+  arm, armb = body("Arm", Vector3(2, 10, 0), 1, "SetBox", Vector3(3, 0.3, 0.3))
+  local h = arm:CreateComponent("Constraint")
+  h.constraintType = CONSTRAINT_HINGE
+  h.otherBody = ab
+  h.position = Vector3(-1.5, 0, 0)
+  h.axis = Vector3(0, 0, 1)
+  h.otherPosition = Vector3(0.5, 0, 0)
+  h.otherAxis = Vector3(0, 0, 1)
+  h.lowLimit = Vector2(LOW, 0)
+  h.highLimit = Vector2(HIGH, 0)
+  h.disableCollision = true   -- the arm's end touches the anchor at the pivot
+  OUT.max_angle, OUT.pivot_error = 0, 0
+  SubscribeToEvent("PhysicsPostStep", function()
+    local q = arm.rotation
+    local angle = math.deg(2 * math.acos(math.min(1, math.abs(q.w))))   -- about Z only, in [0, 180]
+    if angle > OUT.max_angle then OUT.max_angle = angle end
+    local pivot = arm.position + arm.rotation * Vector3(-1.5, 0, 0)
+    local err = (pivot - Vector3(0.5, 10, 0)):Length()
+    if err > OUT.pivot_error then OUT.pivot_error = err end
+  end)
+end
+"""
+
+
+@pytest.mark.parametrize(("low", "high", "expect"), [(-30, 30, (28, 33)), (10, -10, (80, 181))])
+def test_a_hinge_holds_its_pivot_and_limits_rotation(tmp_path: Path, low: int, high: int,
+                                                     expect: tuple[float, float]) -> None:
+    _, out = run(tmp_path, f"LOW, HIGH = {low}, {high}\n" + HINGE, 120)
+    assert expect[0] <= out["max_angle"] <= expect[1], out
+    assert out["pivot_error"] < 0.05, out   # the arm's end stays on the anchor's side (a hinge, not a fall)

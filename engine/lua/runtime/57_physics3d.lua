@@ -142,6 +142,7 @@ FACTORIES.PhysicsWorld = function(c)
   c.max_net_angular = 100.0
   c.acc = 0.0
   c.bodies, c.by_handle, c.next_handle = {}, {}, 1
+  c.constraints, c.next_joint = {}, 1
   c.prev, c.prev_order, c.cur, c.cur_order = {}, {}, {}, {}
   c.frame_contacts = {}   -- body handle -> set of other handles touched this frame (batteries read it)
   c.is_physics_world = true
@@ -288,6 +289,7 @@ local function flush_body(c)
   return true
 end
 
+local build_constraint   -- below
 local function flush_world(w)
   if not w.pending then return end
   w.pending = false
@@ -295,6 +297,9 @@ local function flush_world(w)
     if c.need_build or c.moved or c.need_filter or c.need_material or c.need_factors or c.need_gravity then
       flush_body(c)
     end
+  end
+  for _, k in ipairs(w.constraints) do
+    if k.need_build then build_constraint(k) end
   end
 end
 E.physics3d_flush = flush_world
@@ -325,6 +330,9 @@ end
 local function leave_world(c)
   local w = c.world
   if w == nil then return end
+  for _, k in ipairs(w.constraints) do
+    if k.own_rec == c or k.other == c then k.need_build = true; w.pending = true end
+  end
   if c.built and w.wid then call(B.body_free, w.wid, c.handle) end
   for i, x in ipairs(w.bodies) do if x == c then table.remove(w.bodies, i); break end end
   w.by_handle[c.handle] = nil
@@ -1043,3 +1051,159 @@ function E.physics3d_view(r, node_view)
   end
   return nil
 end
+
+----------------------------------------------------------------------------------------------------
+-- Constraint: point and hinge (with Urho3D's hinge limit, which Urho3D applies even at its default (0, 0): the
+-- hinge is then held at angle 0).  Slider and cone-twist need solver rows pybullet does not give maximal-coordinate
+-- bodies: missing API, loudly.
+----------------------------------------------------------------------------------------------------
+local CONSTRAINT_POINT, CONSTRAINT_HINGE, CONSTRAINT_SLIDER, CONSTRAINT_CONETWIST = 0, 1, 2, 3
+local DEG = math.pi / 180
+
+local function own_body(k)
+  local node = k.node
+  if node == nil then return nil end
+  for _, c in ipairs(node.components) do if c.type_name == "RigidBody" then return c end end
+  return nil
+end
+local function mark_constraint(k)
+  k.need_build = true
+  if k.world then k.world.pending = true end
+end
+local function constraint_join(k)
+  local node = k.node
+  local scene = node and node.scene
+  if scene == nil or k.world ~= nil then return end
+  local w = world_of_scene(scene, true)
+  if w == nil then return end
+  k.world = w
+  k.jid = w.next_joint
+  w.next_joint = w.next_joint + 1
+  w.constraints[#w.constraints + 1] = k
+  mark_constraint(k)
+end
+local function constraint_leave(k)
+  local w = k.world
+  if w == nil then return end
+  if w.wid then call(B.constraint_free, w.wid, k.jid) end
+  for i, x in ipairs(w.constraints) do if x == k then table.remove(w.constraints, i); break end end
+  k.world = nil
+end
+
+function build_constraint(k)
+  local w = k.world
+  local own = own_body(k)
+  if own == nil or own.world ~= w or not flush_body(own) or not own.built then return end
+  local other = k.other
+  if other ~= nil and (other.removed or other.world ~= w or not flush_body(other) or not other.built) then return end
+  k.need_build = false
+  k.own_rec = own
+  local sx, sy, sz = E.world_scale(own.node)
+  local ax, ay, az = k.pos[1] * sx, k.pos[2] * sy, k.pos[3] * sz
+  local bx, by, bz = k.opos[1], k.opos[2], k.opos[3]
+  if other then
+    local ox, oy, oz = E.world_scale(other.node)
+    bx, by, bz = bx * ox, by * oy, bz * oz
+  end
+  local a, b = k.rot, k.orot
+  local enabled = k.enabled and k.node ~= nil and k.node.enabled
+  call(B.constraint_build, w.wid, k.jid, k.ctype, own.handle, other and other.handle or 0, ax, ay, az,
+    a[1], a[2], a[3], a[4], bx, by, bz, b[1], b[2], b[3], b[4], k.low[1] * DEG, k.high[1] * DEG, k.disable, enabled)
+end
+
+FACTORIES.Constraint = function(k)
+  k.ctype = CONSTRAINT_POINT
+  k.pos, k.rot, k.opos, k.orot = {0.0, 0.0, 0.0}, {1.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0}, {1.0, 0.0, 0.0, 0.0}
+  k.low, k.high = {0.0, 0.0}, {0.0, 0.0}
+  k.erp, k.cfm, k.disable = 0.0, 0.0, false
+  k.on_scene_set = constraint_join
+  k.on_scene_removed = constraint_leave
+  k.on_removed = constraint_leave
+  k.on_set_enabled = mark_constraint
+end
+
+local K = class("Constraint").methods
+local function krec(self) return comp_rec(self) end
+local function kset(key, what, size)
+  return function(self, v)
+    local k = krec(self)
+    if size == 2 then
+      if type(v) ~= "table" or type(v.x) ~= "number" or type(v.y) ~= "number" then
+        E.raise_at_game(sformat("bad argument #1 to '%s' (Vector2 expected, got %s)", what, type(v)))
+      end
+      k[key] = {v.x, v.y}
+    else
+      vec(v, what, 1)
+      k[key] = {v.x, v.y, v.z}
+    end
+    mark_constraint(k)
+  end
+end
+K.SetConstraintType = function(self, t)
+  local k = krec(self)
+  t = mfloor(num(t, "SetConstraintType", 1))
+  if t == CONSTRAINT_SLIDER or t == CONSTRAINT_CONETWIST then
+    return E.missing(t == CONSTRAINT_SLIDER and "Constraint (CONSTRAINT_SLIDER)" or "Constraint (CONSTRAINT_CONETWIST)")
+  end
+  k.ctype = t
+  mark_constraint(k)
+end
+K.GetConstraintType = function(self) return krec(self).ctype end
+K.SetOtherBody = function(self, body)
+  local k = krec(self)
+  if body == nil then k.other = nil
+  else
+    local c = REC[body]
+    if c == nil or c.type_name ~= "RigidBody" then
+      E.raise_at_game("bad argument #1 to 'SetOtherBody' (RigidBody expected)")
+    end
+    k.other = c
+  end
+  mark_constraint(k)
+end
+K.GetOtherBody = function(self) local o = krec(self).other; return o and o.proxy end
+K.GetOwnBody = function(self) local o = own_body(krec(self)); return o and o.proxy end
+K.GetPhysicsWorld = function(self) local w = krec(self).world; return w and w.proxy end
+K.SetPosition = kset("pos", "SetPosition", 3)
+K.GetPosition = function(self) return v3t(krec(self).pos) end
+K.SetOtherPosition = kset("opos", "SetOtherPosition", 3)
+K.GetOtherPosition = function(self) return v3t(krec(self).opos) end
+K.SetRotation = function(self, q) local k = krec(self); k.rot = {q.w, q.x, q.y, q.z}; mark_constraint(k) end
+K.GetRotation = function(self) local r = krec(self).rot; return quat(r[1], r[2], r[3], r[4]) end
+K.SetOtherRotation = function(self, q) local k = krec(self); k.orot = {q.w, q.x, q.y, q.z}; mark_constraint(k) end
+K.GetOtherRotation = function(self) local r = krec(self).orot; return quat(r[1], r[2], r[3], r[4]) end
+-- Urho3D's SetAxis: the frame's rotation taking Z (point, hinge) or X (slider, cone-twist) onto the axis
+local function axis_rotation(k, axis, what)
+  vec(axis, what, 1)
+  local from = (k.ctype == CONSTRAINT_SLIDER or k.ctype == CONSTRAINT_CONETWIST) and v3(1, 0, 0) or v3(0, 0, 1)
+  local q = E.IMPL.Quaternion.new(from, axis)
+  return {q.w, q.x, q.y, q.z}
+end
+K.SetAxis = function(self, axis) local k = krec(self); k.rot = axis_rotation(k, axis, "SetAxis"); mark_constraint(k) end
+K.SetOtherAxis = function(self, axis)
+  local k = krec(self); k.orot = axis_rotation(k, axis, "SetOtherAxis"); mark_constraint(k)
+end
+K.SetWorldPosition = function(self, p)
+  local k = krec(self)
+  vec(p, "SetWorldPosition", 1)
+  if k.node == nil then return end
+  k.pos = {E.node_inverse_apply(k.node, p.x, p.y, p.z, 1)}
+  if k.other and k.other.node then k.opos = {E.node_inverse_apply(k.other.node, p.x, p.y, p.z, 1)}
+  else k.opos = {p.x, p.y, p.z} end
+  mark_constraint(k)
+end
+K.GetWorldPosition = function(self)
+  local k = krec(self)
+  if k.node == nil then return v3t(k.pos) end
+  return v3(E.node_apply(k.node, k.pos[1], k.pos[2], k.pos[3], 1))
+end
+K.SetHighLimit = kset("high", "SetHighLimit", 2)
+K.GetHighLimit = function(self) local l = krec(self).high; return E.Vector2_new(l[1], l[2]) end
+K.SetLowLimit = kset("low", "SetLowLimit", 2)
+K.GetLowLimit = function(self) local l = krec(self).low; return E.Vector2_new(l[1], l[2]) end
+K.SetERP = function(self, v) krec(self).erp = num(v, "SetERP", 1) end
+K.GetERP = function(self) return krec(self).erp end
+K.SetCFM = function(self, v) krec(self).cfm = num(v, "SetCFM", 1) end
+K.GetCFM = function(self) return krec(self).cfm end
+K.SetDisableCollision = function(self, v) local k = krec(self); k.disable = v and true or false; mark_constraint(k) end
+K.GetDisableCollision = function(self) return krec(self).disable end
