@@ -101,7 +101,7 @@ def _pybullet_3d(bodies: int, frames: int) -> float:
 
 
 def section_3d(args: argparse.Namespace) -> None:
-    frames = int(round(args.seconds * 60))
+    frames = round(args.seconds * 60)
     best: dict[str, float] = {}
     for _ in range(args.reps):   # interleaved, best of reps: the machine is shared
         for name, fn in (("pybullet alone", lambda: _pybullet_3d(args.bodies, frames)),
