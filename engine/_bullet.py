@@ -24,6 +24,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SHAPE_BOX, SHAPE_SPHERE, SHAPE_STATICPLANE, SHAPE_CYLINDER, SHAPE_CAPSULE, SHAPE_CONE = range(6)
+# Triangle meshes and convex hulls of the stock models whose triangles are known without loading them (57_physics3d.lua
+# maps Box, Sphere, Cylinder and Cone onto the primitives): Plane.mdl's quad and Pyramid.mdl, unit-sized
+MESH_PLANE, HULL_PLANE, MESH_PYRAMID, HULL_PYRAMID = 100, 101, 102, 103
+_SOLIDS: dict[int, tuple[list[list[float]], list[int]]] = {
+    MESH_PLANE: ([[-0.5, 0.0, -0.5], [0.5, 0.0, -0.5], [0.5, 0.0, 0.5], [-0.5, 0.0, 0.5]], [0, 2, 1, 0, 3, 2]),
+    MESH_PYRAMID: ([[-0.5, -0.5, -0.5], [0.5, -0.5, -0.5], [0.5, -0.5, 0.5], [-0.5, -0.5, 0.5], [0.0, 0.5, 0.0]],
+                   [0, 1, 2, 0, 2, 3, 0, 4, 1, 1, 4, 2, 2, 4, 3, 3, 4, 0]),
+}
+_SOLIDS[HULL_PLANE] = _SOLIDS[MESH_PLANE]
+_SOLIDS[HULL_PYRAMID] = _SOLIDS[MESH_PYRAMID]
 _CONE_SEGMENTS = 32
 _CONTACT_THRESHOLD = 0.02   # Bullet's default contact breaking threshold (gContactBreakingThreshold)
 _S2 = math.sqrt(0.5)
@@ -159,8 +169,10 @@ class _World:
 
 def _shape_aabb(kind: int, sx: float, sy: float, sz: float, margin: float) -> tuple[float, float, float]:
     """Half extents of a child shape's AABB in its own frame, as Bullet computes them (margins included)."""
-    if kind == SHAPE_BOX:
+    if kind == SHAPE_BOX or kind in (MESH_PYRAMID, HULL_PYRAMID):
         return (sx * 0.5, sy * 0.5, sz * 0.5)
+    if kind in (MESH_PLANE, HULL_PLANE):
+        return (sx * 0.5, 0.0, sz * 0.5)
     if kind == SHAPE_SPHERE:
         r = sx * 0.5
         return (r, r, r)
@@ -225,8 +237,8 @@ class BulletHost:
         return repr(sorted(SOLVER_SETTINGS.items()))
 
     # -- bodies ------------------------------------------------------------------------------------------------
-    def _collision_shape(self, world: _World, shapes: list[tuple[Any, ...]]) -> int:
-        key = tuple(tuple(round(v, 12) if isinstance(v, float) else v for v in s) for s in shapes)
+    def _collision_shape(self, world: _World, shapes: list[tuple[Any, ...]], static: bool) -> int:
+        key = (static, *(tuple(round(v, 12) if isinstance(v, float) else v for v in s) for s in shapes))
         cached = world.shape_cache.get(key)
         if cached is not None:
             return cached
@@ -248,6 +260,13 @@ class BulletHost:
                 frame["collisionFrameOrientation"] = list(_qmul(q, _Z_TO_Y))
                 r = sx * 0.5
                 sid = p.createCollisionShape(p.GEOM_CAPSULE, radius=r, height=max(sy - sx, 0.0), **frame)
+            elif kind in _SOLIDS:
+                verts, indices = _SOLIDS[kind]
+                scaled = [[x * sx, y * sy, z * sz] for x, y, z in verts]
+                if kind in (MESH_PLANE, MESH_PYRAMID) and static:
+                    sid = p.createCollisionShape(p.GEOM_MESH, vertices=scaled, indices=indices, **frame)
+                else:   # Bullet's triangle meshes do not move: a moving one collides as its hull
+                    sid = p.createCollisionShape(p.GEOM_MESH, vertices=scaled, **frame)
             elif kind == SHAPE_CONE:
                 # pybullet has no cone: its convex hull over a 32-gon base (docs/physics.md)
                 r, h = sx * 0.5, sy * 0.5
@@ -261,10 +280,11 @@ class BulletHost:
             types, radii, halves, lengths, poss, orns = [], [], [], [], [], []
             for kind, sx, sy, sz, ox, oy, oz, q, _margin in shapes:
                 poss.append([ox, oy, oz])
-                if kind == SHAPE_BOX:
+                if kind == SHAPE_BOX or kind in _SOLIDS:   # a plane or pyramid among several shapes: its box
                     types.append(p.GEOM_BOX)
                     radii.append(0.0)
-                    halves.append([sx * 0.5, sy * 0.5, sz * 0.5])
+                    halves.append([sx * 0.5, max(sy * 0.5, 0.005) if kind not in (MESH_PLANE, HULL_PLANE) else 0.005,
+                                   sz * 0.5])
                     lengths.append(0.0)
                     orns.append(list(q))
                 elif kind == SHAPE_SPHERE:
@@ -336,7 +356,7 @@ class BulletHost:
         lx, ly, lz = (hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) if not body.plane else (0.0, 0.0, 0.0)
         m12 = body.mass / 12.0
         body.inertia = (m12 * (ly * ly + lz * lz), m12 * (lx * lx + lz * lz), m12 * (lx * lx + ly * ly))
-        sid = self._collision_shape(world, shifted)
+        sid = self._collision_shape(world, shifted, not body.dynamic and not body.kinematic)
         rot = (float(qx), float(qy), float(qz), float(qw))
         cw = _rotate(rot, com)
         bullet_mass = body.mass if body.dynamic else (_KINEMATIC_MASS if body.kinematic else 0.0)

@@ -410,3 +410,42 @@ def test_a_hinge_holds_its_pivot_and_limits_rotation(tmp_path: Path, low: int, h
     _, out = run(tmp_path, f"LOW, HIGH = {low}, {high}\n" + HINGE, 120)
     assert expect[0] <= out["max_angle"] <= expect[1], out
     assert out["pivot_error"] < 0.05, out   # the arm's end stays on the anchor's side (a hinge, not a fall)
+
+
+def test_stock_models_as_triangle_meshes_and_convex_hulls(tmp_path: Path) -> None:
+    _, out = run(tmp_path, """
+function Start()
+  scene_ = Scene()
+  scene_:CreateComponent("PhysicsWorld")
+  local ground = scene_:CreateChild("Ground")
+  ground.scale = Vector3(20, 1, 20)
+  ground:CreateComponent("RigidBody")
+  ground:CreateComponent("CollisionShape"):SetTriangleMesh(cache:GetResource("Model", "Models/Plane.mdl"))
+  ball = body("Ball", Vector3(0, 2, 0), 1, "SetSphere", 1)
+  crate = scene_:CreateChild("Crate")
+  crate.position = Vector3(3, 2, 0)
+  crate:CreateComponent("RigidBody").mass = 1
+  crate:CreateComponent("CollisionShape"):SetConvexHull(cache:GetResource("Model", "Models/Box.mdl"))
+  local shape = crate:GetComponent("CollisionShape")
+  OUT.type = shape.shapeType
+  SubscribeToEvent("Update", function() OUT.ball, OUT.crate = ball.position.y, crate.position.y end)
+end
+""", 180)
+    assert out["type"] == 7   # SHAPE_CONVEXHULL, as set
+    assert abs(out["ball"] - 0.5) < 0.01 and abs(out["crate"] - 0.5) < 0.01, out
+
+
+def test_a_model_without_known_triangles_is_missing_api(tmp_path: Path) -> None:
+    game = tmp_path / "game"
+    (game / "scripts").mkdir(parents=True)
+    (game / "scripts" / "main.lua").write_text("""
+function Start()
+  local n = Scene():CreateChild("M")
+  n:CreateComponent("CollisionShape"):SetTriangleMesh(cache:GetResource("Model", "Models/Mushroom.mdl"))
+end
+""", encoding="utf-8")
+    engine = Engine(game)
+    engine.start()
+    report = engine.report()
+    assert report.outcome == "missing_api"
+    assert any("Mushroom" in m for m in report.missing_api), report.missing_api

@@ -227,7 +227,7 @@ local function shapes_of(c)
   local _, _, _, _, _, _, _, sx, sy, sz = body_node_transform(c)
   for _, s in ipairs(c.node.components) do
     if s.type_name == "CollisionShape" and s.enabled and s.shape_type ~= nil then
-      local t = s.shape_type
+      local t = s.bullet_kind or s.shape_type
       -- size and offset scaled by the node's world scale, as Urho3D's CollisionShape does
       local q = s.rot
       out[#out + 1] = {t, s.size[1] * sx, s.size[2] * sy, s.size[3] * sz, s.pos[1] * sx, s.pos[2] * sy,
@@ -598,12 +598,13 @@ FACTORIES.CollisionShape = function(s)
   end
   s.on_removed = function(x)
     local b = body_of(x)
-    x.shape_type = nil   -- out of its body from now on
+    x.shape_type, x.bullet_kind = nil, nil   -- out of its body from now on
     if b and b.world then mark(b, "need_build") end
   end
   s.on_set_enabled = shape_changed
   s.clone_into = function(src, dst)
     dst.shape_type, dst.margin, dst.lod, dst.model = src.shape_type, src.margin, src.lod, src.model
+    dst.bullet_kind = src.bullet_kind
     dst.size = {src.size[1], src.size[2], src.size[3]}
     dst.pos = {src.pos[1], src.pos[2], src.pos[3]}
     dst.rot = {src.rot[1], src.rot[2], src.rot[3], src.rot[4]}
@@ -619,7 +620,7 @@ local function set_shape(self, kind, sx, sy, sz, pos, rot, what)
   s.size = {sx, sy, sz}
   if pos ~= nil then vec(pos, what, 3); s.pos = {pos.x, pos.y, pos.z} else s.pos = {0.0, 0.0, 0.0} end
   if rot ~= nil then s.rot = {rot.w, rot.x, rot.y, rot.z} else s.rot = {1.0, 0.0, 0.0, 0.0} end
-  s.model = nil
+  s.model, s.bullet_kind = nil, nil
   shape_changed(s)
 end
 S.SetBox = function(self, size, pos, rot)
@@ -655,7 +656,7 @@ S.SetShapeType = function(self, t)
   local s = srec(self)
   t = mfloor(num(t, "SetShapeType", 1))
   if t >= SHAPE_TRIANGLEMESH then return E.missing("CollisionShape:SetShapeType (triangle mesh, convex hull, terrain)") end
-  s.shape_type = t
+  s.shape_type, s.bullet_kind = t, nil
   shape_changed(s)
 end
 S.GetShapeType = function(self) return srec(self).shape_type or SHAPE_BOX end
@@ -676,9 +677,47 @@ S.GetPhysicsWorld = function(self)
   local w = s.node and world_of_scene(s.node.scene, false)
   return w and w.proxy
 end
--- Meshes and terrain need the models' triangles, which the headless engine does not load
-for _, name in ipairs({"SetTriangleMesh", "SetCustomTriangleMesh", "SetConvexHull", "SetCustomConvexHull",
-                       "SetTerrain", "SetModel"}) do
+-- Triangle meshes and convex hulls need the model's triangles, which the headless engine does not load; the stock
+-- primitives' are known: Box, Sphere, Cylinder and Cone become the matching shapes (the models are those solids at
+-- unit size; Cone.mdl's base is 0.9958 wide), Plane and Pyramid their triangles (engine/_bullet.py).  Any other
+-- model is missing API, by name.
+local STOCK_SOLIDS = {
+  ["Models/Box.mdl"] = {SHAPE_BOX, 1.0}, ["Models/Sphere.mdl"] = {SHAPE_SPHERE, 1.0},
+  ["Models/Cylinder.mdl"] = {SHAPE_CYLINDER, 1.0}, ["Models/Cone.mdl"] = {SHAPE_CONE, 0.995805},
+  ["Models/Plane.mdl"] = {"plane"}, ["Models/Pyramid.mdl"] = {"pyramid"},
+}
+local MESH_CODES = {plane = {100, 101}, pyramid = {102, 103}}
+local function set_model_shape(self, kind, model, lod, scale, pos, rot, what)
+  local s = srec(self)
+  local r = model and REC[model]
+  if r == nil or r.type_name ~= "Model" then
+    E.raise_at_game(sformat("bad argument #1 to '%s' (Model expected, got %s)", what, type(model)))
+  end
+  local solid = STOCK_SOLIDS[r.name]
+  if solid == nil then
+    return E.missing(sformat("CollisionShape:%s (model %s: its triangles are not loaded headless)", what,
+      tostring(r.name)))
+  end
+  local sx, sy, sz = 1.0, 1.0, 1.0
+  if scale ~= nil then vec(scale, what, 3); sx, sy, sz = scale.x, scale.y, scale.z end
+  local bullet_kind
+  if type(solid[1]) == "number" then
+    bullet_kind = solid[1]
+    sx, sz = sx * solid[2], sz * solid[2]
+  else
+    bullet_kind = MESH_CODES[solid[1]][kind == SHAPE_TRIANGLEMESH and 1 or 2]
+  end
+  set_shape(self, bullet_kind, sx, sy, sz, pos, rot, what)
+  s.bullet_kind, s.shape_type, s.model, s.lod = bullet_kind, kind, model, lod or 0
+  s.mesh_scale = {sx, sy, sz}
+end
+S.SetTriangleMesh = function(self, model, lod, scale, pos, rot)
+  return set_model_shape(self, SHAPE_TRIANGLEMESH, model, lod, scale, pos, rot, "SetTriangleMesh")
+end
+S.SetConvexHull = function(self, model, lod, scale, pos, rot)
+  return set_model_shape(self, SHAPE_CONVEXHULL, model, lod, scale, pos, rot, "SetConvexHull")
+end
+for _, name in ipairs({"SetCustomTriangleMesh", "SetCustomConvexHull", "SetTerrain", "SetModel"}) do
   S[name] = function() return E.missing("CollisionShape:" .. name) end
 end
 
