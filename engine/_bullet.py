@@ -78,6 +78,14 @@ def _rotate(q: tuple[float, ...], v: tuple[float, float, float]) -> tuple[float,
     return (vx + w * tx + (y * tz - z * ty), vy + w * ty + (z * tx - x * tz), vz + w * tz + (x * ty - y * tx))
 
 
+def _dot(a: Any, b: Any) -> float:
+    return float(a[0] * b[0] + a[1] * b[1] + a[2] * b[2])
+
+
+def _cross(a: Any, b: Any) -> tuple[float, float, float]:
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
 def _matrix(q: tuple[float, ...]) -> list[list[float]]:
     x, y, z, w = q
     return [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
@@ -125,8 +133,9 @@ class _Joint:
     other: int | None
     frame_a: tuple[Any, ...]          # (position in the own body's centre-of-mass frame, rotation x y z w)
     frame_b: tuple[Any, ...]          # the same in the other body's frame, or in the world without one
-    low: float = 0.0
-    high: float = 0.0
+    low: float = 0.0                  # hinge: the limits; cone-twist: low > high frees it
+    high: float = 0.0                 # hinge: the high limit; cone-twist: the swing span
+    low_twist: float = 0.0            # cone-twist: the twist span
     disable_collision: bool = False
     enabled: bool = True
     cids: list[int] = field(default_factory=list)
@@ -625,7 +634,7 @@ class BulletHost:
     def constraint_build(self, wid: int, jid: int, kind: int, own: int, other: int, ax: float, ay: float,
                          az: float, aqw: float, aqx: float, aqy: float, aqz: float, bx: float, by: float, bz: float,
                          bqw: float, bqx: float, bqy: float, bqz: float, low: float, high: float, disable: bool,
-                         enabled: bool) -> None:
+                         enabled: bool, twist: float = 0.0) -> None:
         """(Re)create constraint `jid`: positions are scaled node-frame positions (the other's in the world when
         `other` is 0), as Urho3D's Constraint hands them over before subtracting the centres of mass."""
         world = self._world(wid)
@@ -641,7 +650,7 @@ class BulletHost:
             pb = (bx - other_body.com[0], by - other_body.com[1], bz - other_body.com[2])
         joint = _Joint(int(kind), own_body.handle, other_body.handle if other_body else None,
                        (pa, (aqx, aqy, aqz, aqw)), (pb, (bqx, bqy, bqz, bqw)), float(low), float(high),
-                       bool(disable), bool(enabled))
+                       float(twist), bool(disable), bool(enabled))
         world.joints[jid] = joint
         if joint.disable_collision and other_body is not None:
             world.jointed.add((min(joint.own, other_body.handle), max(joint.own, other_body.handle)))
@@ -702,48 +711,68 @@ class BulletHost:
             p.changeConstraint(c, maxForce=1e30, physicsClientId=cid)   # Bullet's point constraint: no clamp
             joint.cids.append(c)
 
-    def _hinge_limits(self, world: _World, dt: float) -> None:
-        """Bullet's hinge limit as one velocity row before the step: the relative spin about the axis is cut so
-        that the hinge angle reaches the limit and stops there, and a violation is corrected by ERP 0.2."""
+    def _joint_limits(self, world: _World, dt: float) -> None:
+        """Bullet's angular limits as velocity rows before the step: a hinge's angle about its axis, a cone-twist's
+        swing (between the frames' X axes) and twist (about the own frame's X).  The relative spin along the row's
+        axis is cut so the angle reaches its limit and stops there; a violation is corrected by ERP 0.2."""
         p, cid = world.p, world.cid
         for _jid, joint in sorted(world.joints.items()):
-            if joint.kind != 1 or not joint.cids or joint.low > joint.high:
+            if joint.kind not in (1, 3) or not joint.cids or joint.low > joint.high:
                 continue
             own = world.bodies[joint.own]
             other = world.bodies.get(joint.other) if joint.other is not None else None
             orn_a = p.getBasePositionAndOrientation(own.uid, cid)[1]
             orn_b = (0.0, 0.0, 0.0, 1.0) if other is None else p.getBasePositionAndOrientation(other.uid, cid)[1]
             fa, fb = _qmul(orn_a, joint.frame_a[1]), _qmul(orn_b, joint.frame_b[1])
-            ref0, ref1 = _rotate(fa, (1.0, 0.0, 0.0)), _rotate(fa, (0.0, 1.0, 0.0))
-            swing = _rotate(fb, (0.0, 1.0, 0.0))
-            angle = math.atan2(sum(swing[i] * ref0[i] for i in range(3)), sum(swing[i] * ref1[i] for i in range(3)))
-            axis = _rotate(fa, (0.0, 0.0, 1.0))
-            wa = p.getBaseVelocity(own.uid, cid)[1]
-            wb = (0.0, 0.0, 0.0) if other is None else p.getBaseVelocity(other.uid, cid)[1]
-            # the angle grows with the own body's spin about the axis relative to the other's
-            rel = sum((wa[i] - wb[i]) * axis[i] for i in range(3))
-            if angle + rel * dt > joint.high:
-                target = (joint.high - angle) / dt if angle <= joint.high else (joint.high - angle) * 0.2 / dt
-                if rel <= target:
-                    continue
-            elif angle + rel * dt < joint.low:
-                target = (joint.low - angle) / dt if angle >= joint.low else (joint.low - angle) * 0.2 / dt
-                if rel >= target:
-                    continue
+            rows: list[tuple[tuple[float, float, float], float, float, float]] = []
+            if joint.kind == 1:
+                ref0, ref1 = _rotate(fa, (1.0, 0.0, 0.0)), _rotate(fa, (0.0, 1.0, 0.0))
+                swing = _rotate(fb, (0.0, 1.0, 0.0))
+                angle = math.atan2(_dot(swing, ref0), _dot(swing, ref1))
+                rows.append((_rotate(fa, (0.0, 0.0, 1.0)), angle, joint.low, joint.high))
             else:
-                continue
-            k = self._inv_inertia_along(own, orn_a, axis)
-            if other is not None and other.dynamic:
-                k += self._inv_inertia_along(other, p.getBasePositionAndOrientation(other.uid, cid)[1], axis)
-            if k <= 0.0:
-                continue
-            impulse = (target - rel) / k    # angular impulse on the own body about the axis (minus on the other)
-            pos_a = p.getBasePositionAndOrientation(own.uid, cid)[0]
-            pivot = tuple(pos_a[i] + v for i, v in enumerate(_rotate(orn_a, joint.frame_a[0])))
-            self._spin(world, own, pos_a, orn_a, pivot, axis, impulse)
-            if other is not None and other.dynamic:
-                pos_b, orn_b2 = p.getBasePositionAndOrientation(other.uid, cid)
-                self._spin(world, other, pos_b, orn_b2, pivot, axis, -impulse)
+                xa, xb = _rotate(fa, (1.0, 0.0, 0.0)), _rotate(fb, (1.0, 0.0, 0.0))
+                n = _cross(xb, xa)
+                sn = math.sqrt(_dot(n, n))
+                swing_angle = math.atan2(sn, _dot(xa, xb))
+                if sn > 1e-9:
+                    rows.append((tuple(v / sn for v in n), swing_angle, -math.inf, joint.high))  # type: ignore[arg-type]
+                # twist: the other frame's Y seen about the own frame's X
+                ya, za, yb = _rotate(fa, (0.0, 1.0, 0.0)), _rotate(fa, (0.0, 0.0, 1.0)), _rotate(fb, (0.0, 1.0, 0.0))
+                twist = -math.atan2(_dot(yb, za), _dot(yb, ya))
+                rows.append((xa, twist, -joint.low_twist, joint.low_twist))
+            for axis, angle, low, high in rows:
+                self._limit_row(world, joint, own, other, orn_a, axis, angle, low, high, dt)
+
+    def _limit_row(self, world: _World, joint: _Joint, own: _Body, other: _Body | None, orn_a: Any,
+                   axis: tuple[float, float, float], angle: float, low: float, high: float, dt: float) -> None:
+        p, cid = world.p, world.cid
+        wa = p.getBaseVelocity(own.uid, cid)[1]
+        wb = (0.0, 0.0, 0.0) if other is None else p.getBaseVelocity(other.uid, cid)[1]
+        # the angle grows with the own body's spin about the axis relative to the other's
+        rel = sum((wa[i] - wb[i]) * axis[i] for i in range(3))
+        if angle + rel * dt > high:
+            target = (high - angle) / dt if angle <= high else (high - angle) * 0.2 / dt
+            if rel <= target:
+                return
+        elif angle + rel * dt < low:
+            target = (low - angle) / dt if angle >= low else (low - angle) * 0.2 / dt
+            if rel >= target:
+                return
+        else:
+            return
+        k = self._inv_inertia_along(own, orn_a, axis)
+        if other is not None and other.dynamic:
+            k += self._inv_inertia_along(other, p.getBasePositionAndOrientation(other.uid, cid)[1], axis)
+        if k <= 0.0:
+            return
+        impulse = (target - rel) / k    # angular impulse on the own body about the axis (minus on the other)
+        pos_a = p.getBasePositionAndOrientation(own.uid, cid)[0]
+        pivot = tuple(pos_a[i] + v for i, v in enumerate(_rotate(orn_a, joint.frame_a[0])))
+        self._spin(world, own, pos_a, orn_a, pivot, axis, impulse)
+        if other is not None and other.dynamic:
+            pos_b, orn_b = p.getBasePositionAndOrientation(other.uid, cid)
+            self._spin(world, other, pos_b, orn_b, pivot, axis, -impulse)
 
     @staticmethod
     def _inv_inertia_along(body: _Body, orn: Any, axis: tuple[float, float, float]) -> float:
@@ -806,7 +835,7 @@ class BulletHost:
                 lin, _ = p.getBaseVelocity(body.uid, physicsClientId=cid)
                 factored.append((body, pos, lin))
         if world.joints:
-            self._hinge_limits(world, dt)
+            self._joint_limits(world, dt)
         if world.special:
             self._trigger_contacts(world)
         p.stepSimulation(physicsClientId=cid)

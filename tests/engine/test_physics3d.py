@@ -449,3 +449,33 @@ end
     report = engine.report()
     assert report.outcome == "missing_api"
     assert any("Mushroom" in m for m in report.missing_api), report.missing_api
+
+
+def test_a_cone_twist_limits_the_swing(tmp_path: Path) -> None:
+    _, out = run(tmp_path, """
+function Start()
+  scene_ = Scene()
+  scene_:CreateComponent("PhysicsWorld")
+  local socket, sb = body("Socket", Vector3(0, 8, 0), 0, "SetBox", Vector3(0.5, 0.5, 0.5))
+  limb, lb = body("Limb", Vector3(0, 7, 0), 1, "SetBox", Vector3(0.3, 1.5, 0.3))
+  local c = limb:CreateComponent("Constraint")
+  c.constraintType = CONSTRAINT_CONETWIST
+  c.otherBody = sb
+  c.position = Vector3(0, 0.75, 0)
+  c.otherPosition = Vector3(0, -0.25, 0)
+  c.axis = Vector3(0, 1, 0)
+  c.otherAxis = Vector3(0, 1, 0)
+  c.highLimit = Vector2(30, 30)
+  c.disableCollision = true
+  lb:ApplyImpulse(Vector3(6, 0, 0))
+  OUT.swing = 0
+  SubscribeToEvent("PhysicsPostStep", function()
+    local up = limb.rotation * Vector3(0, 1, 0)
+    local swing = math.deg(math.acos(math.max(-1, math.min(1, up.y))))
+    if swing > OUT.swing then OUT.swing = swing end
+    OUT.pivot = (limb.position + limb.rotation * Vector3(0, 0.75, 0) - Vector3(0, 7.75, 0)):Length()
+  end)
+end
+""", 120)
+    assert 25 <= out["swing"] <= 34, out
+    assert out["pivot"] < 0.05, out

@@ -1092,9 +1092,9 @@ function E.physics3d_view(r, node_view)
 end
 
 ----------------------------------------------------------------------------------------------------
--- Constraint: point and hinge (with Urho3D's hinge limit, which Urho3D applies even at its default (0, 0): the
--- hinge is then held at angle 0).  Slider and cone-twist need solver rows pybullet does not give maximal-coordinate
--- bodies: missing API, loudly.
+-- Constraint: point, hinge (with Urho3D's hinge limit, which Urho3D applies even at its default (0, 0): the
+-- hinge is then held at angle 0) and cone-twist (swing and twist limits).  A slider needs solver rows pybullet does
+-- not give maximal-coordinate bodies: missing API, loudly.
 ----------------------------------------------------------------------------------------------------
 local CONSTRAINT_POINT, CONSTRAINT_HINGE, CONSTRAINT_SLIDER, CONSTRAINT_CONETWIST = 0, 1, 2, 3
 local DEG = math.pi / 180
@@ -1146,8 +1146,13 @@ function build_constraint(k)
   end
   local a, b = k.rot, k.orot
   local enabled = k.enabled and k.node ~= nil and k.node.enabled
+  local low, high, twist = k.low[1] * DEG, k.high[1] * DEG, 0.0
+  if k.ctype == CONSTRAINT_CONETWIST then
+    -- Urho3D: swing spans both highLimit.y, the twist span highLimit.x (Bullet's cone-twist is always limited)
+    low, high, twist = 0.0, k.high[2] * DEG, k.high[1] * DEG
+  end
   call(B.constraint_build, w.wid, k.jid, k.ctype, own.handle, other and other.handle or 0, ax, ay, az,
-    a[1], a[2], a[3], a[4], bx, by, bz, b[1], b[2], b[3], b[4], k.low[1] * DEG, k.high[1] * DEG, k.disable, enabled)
+    a[1], a[2], a[3], a[4], bx, by, bz, b[1], b[2], b[3], b[4], low, high, k.disable, enabled, twist)
 end
 
 FACTORIES.Constraint = function(k)
@@ -1181,9 +1186,7 @@ end
 K.SetConstraintType = function(self, t)
   local k = krec(self)
   t = mfloor(num(t, "SetConstraintType", 1))
-  if t == CONSTRAINT_SLIDER or t == CONSTRAINT_CONETWIST then
-    return E.missing(t == CONSTRAINT_SLIDER and "Constraint (CONSTRAINT_SLIDER)" or "Constraint (CONSTRAINT_CONETWIST)")
-  end
+  if t == CONSTRAINT_SLIDER then return E.missing("Constraint (CONSTRAINT_SLIDER)") end
   k.ctype = t
   mark_constraint(k)
 end
