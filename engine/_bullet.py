@@ -1119,23 +1119,27 @@ class BulletHost:
 
 def _import_pybullet() -> Any:
     """pybullet, imported on first use (runs without physics never pay for it); its C code prints its build time
-    on stdout at import, which would land in the grader's output, so stdout is pointed elsewhere meanwhile."""
+    at import, which would land in the grader's output and logs, so stdout and stderr point elsewhere meanwhile."""
     import os
     import sys
     sys.stdout.flush()
-    saved = os.dup(1)
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
     try:
         with open(os.devnull, "wb") as null:
             os.dup2(null.fileno(), 1)
+            os.dup2(null.fileno(), 2)
             import pybullet
             try:
                 import ctypes
-                ctypes.CDLL(None).fflush(None)   # C's buffered stdout, before fd 1 comes back
+                ctypes.CDLL(None).fflush(None)   # C's buffered streams, before the descriptors come back
             except (OSError, AttributeError):
                 pass
     finally:
-        os.dup2(saved, 1)
-        os.close(saved)
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
     return pybullet
 
 
