@@ -936,9 +936,9 @@ class BulletHost:
 
     # -- contacts ----------------------------------------------------------------------------------------------
     def contacts(self, wid: int, dt: float) -> bytes:
-        """The touching pairs after the last step, packed per pair: handles (lower first), then the contact
-        buffer from the first body's side and from the second's (VectorBuffer bytes: position, normal, distance,
-        impulse per point, as Urho3D writes them)."""
+        """The touching pairs after the last step, packed per pair: handles (lower first), whether each is active
+        (bits 1 and 2), then the contact buffer from the first body's side and from the second's (VectorBuffer
+        bytes: position, normal, distance, impulse per point, as Urho3D writes them)."""
         world = self._world(wid)
         p, cid = world.p, world.cid
         pairs: dict[tuple[int, int], list[bytes]] = {}
@@ -964,9 +964,16 @@ class BulletHost:
             if key not in pairs:
                 pairs[key], flipped[key] = a_points, b_points
         out = []
+        active: dict[int, bool] = {}
         for key in sorted(pairs):
             ba, bb = b"".join(pairs[key]), b"".join(flipped[key])
-            out.append(struct.pack("<iiI", key[0], key[1], len(ba)) + ba + struct.pack("<I", len(bb)) + bb)
+            flags = 0
+            for bit, h in ((1, key[0]), (2, key[1])):
+                if h not in active:
+                    active[h] = self.body_is_active(wid, h)
+                if active[h]:
+                    flags |= bit
+            out.append(struct.pack("<iiBI", key[0], key[1], flags, len(ba)) + ba + struct.pack("<I", len(bb)) + bb)
         return b"".join(out)
 
     def _trigger_contacts(self, world: _World) -> None:

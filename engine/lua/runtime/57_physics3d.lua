@@ -775,11 +775,15 @@ local function is_active(c)
   if w == nil or not c.built then return false end
   return call(B.body_is_active, w.wid, c.handle)
 end
-local function reportable(a, b)
+-- Urho3D's filter of the pairs it reports; `active_a`/`active_b` when known (the contacts come with them)
+local function reportable(a, b, active_a, active_b)
   if a.mass == 0 and b.mass == 0 then return false end
   if a.event_mode == COLLISION_NEVER or b.event_mode == COLLISION_NEVER then return false end
-  if a.event_mode == COLLISION_ACTIVE and b.event_mode == COLLISION_ACTIVE and not is_active(a)
-      and not is_active(b) then return false end
+  if a.event_mode == COLLISION_ACTIVE and b.event_mode == COLLISION_ACTIVE then
+    if active_a == nil then active_a = is_active(a) end
+    if active_b == nil then active_b = is_active(b) end
+    if not active_a and not active_b then return false end
+  end
   return true
 end
 
@@ -789,15 +793,15 @@ local function read_pairs(w, dt)
   local pos, n = 1, #data
   local frame = w.frame_contacts
   while pos <= n do
-    local ha, hb, bufa, bufb
-    ha, hb, bufa, bufb, pos = sunpack("<i4i4s4s4", data, pos)
+    local ha, hb, flags, bufa, bufb
+    ha, hb, flags, bufa, bufb, pos = sunpack("<i4i4Bs4s4", data, pos)
     local a, b = w.by_handle[ha], w.by_handle[hb]
     if a and b then
       local fa, fb = frame[ha], frame[hb]
       if fa == nil then fa = {}; frame[ha] = fa end
       if fb == nil then fb = {}; frame[hb] = fb end
       fa[hb], fb[ha] = true, true
-      if reportable(a, b) then
+      if reportable(a, b, flags & 1 ~= 0, flags & 2 ~= 0) then
         local key = ha * 0x100000000 + hb
         cur[key] = {a = a, b = b, bufa = bufa, bufb = bufb}
         order[#order + 1] = key
