@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _lua
+from ._bullet import BulletHost  # 3D physics (issue 16)
 from ._errors import BadInputError
 from ._files import ModuleResolver, read_tree
 from ._fonts import STOCK_FONTS, FontError, font_metrics, system_font_metrics, warm_system_fonts
@@ -156,6 +157,7 @@ def boot_state(registry: Registry | None = None) -> BootedState:
         "font_metrics": host.font_metrics,
         "builtin_fonts": sorted(STOCK_FONTS),
         "yoga": YogaHost().lua_api(),
+        "bullet": BulletHost().lua_api(),   # 3D physics (issue 16): pybullet's client is made at the first world
         "unmeter": host.unmeter,
         "meter": host.meter,
     })
