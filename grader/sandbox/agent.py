@@ -17,6 +17,7 @@
     pids = 256
     memory_mb = 2048
     cpus = 2.0
+    workspace_mb = 256                             # the /workspace quota
 
     [model]                                        # optional; recorded in the ledger's models table
     provider = "example"
@@ -105,7 +106,8 @@ def _strings(value: Any, where: str) -> list[str]:
 
 def _limits(table: dict[str, Any], where: str) -> Limits:
     known = {"pids": ("pids", 1), "memory_mb": ("memory_bytes", 1 << 20), "cpus": ("nano_cpus", 1_000_000_000),
-             "tmp_mb": ("tmp_bytes", 1 << 20), "home_mb": ("home_bytes", 1 << 20)}
+             "tmp_mb": ("tmp_bytes", 1 << 20), "home_mb": ("home_bytes", 1 << 20),
+             "workspace_mb": ("workspace_bytes", 1 << 20)}
     values: dict[str, int] = {}
     for key, value in table.items():
         if key not in known:

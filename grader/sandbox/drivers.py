@@ -12,8 +12,9 @@ from grader.drivers import DriverError, copy_tree, resolve_driver
 from grader.tasks import Task
 
 from .agent import AgentConfig, AgentConfigError, ModelInfo, check_env_names, load_agent_config, passed_environment
-from .backend import Limits, Profile, SandboxResult, default_profile, run_in_sandbox
+from .backend import ImageVolumesError, Limits, Profile, SandboxError, SandboxResult, default_profile, run_in_sandbox
 from .gateway import Gateway
+from .quota import can_mount
 
 COPY_STAGE = ["sh", "-c", "cp -R /stage/. /workspace/"]
 NOTHING = ["true"]
@@ -47,6 +48,8 @@ def agent_setup(spec: str, docker_client: Any, *, gateway: Gateway | None = None
     """Resolve a driver spec (oracle | nop | replay:DIR | command:AGENT.toml) into its setup; `gateway` and
     `pass_env` come from the command line and add to (or, for the gateway, replace) the agent file's."""
     driver, arg = resolve_driver(spec)
+    if can_mount():
+        raise SandboxError(can_mount())
     try:
         names = check_env_names(list(pass_env), "--pass-env")
         config = load_agent_config(Path(arg)) if driver.own_image else None
@@ -57,7 +60,11 @@ def agent_setup(spec: str, docker_client: Any, *, gateway: Gateway | None = None
         raise DriverError(str(exc)) from None
     if config is None:
         return AgentSetup(spec, spec, default_profile(docker_client, limits, gateway), None, secrets, names)
-    profile = default_profile(docker_client, limits or config.limits, gateway or config.gateway, image=config.image)
+    try:
+        profile = default_profile(docker_client, limits or config.limits, gateway or config.gateway,
+                                  image=config.image)
+    except ImageVolumesError as exc:
+        raise DriverError(f"{spec}: {exc}") from None
     return AgentSetup(spec, config.driver, profile, config.command, dict(config.env) | secrets, names,
                       config.model, config)
 

@@ -33,8 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evidence import AttemptOutcome
-
-from .image import AGENT_UID
+from grader._containers import signals_deferred
 
 ALIAS = "grader-gateway"
 MAX_ENDPOINTS = 8
@@ -45,6 +44,7 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 LABEL_RE = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 HOST_NAME = re.compile(rf"(?=.{{1,253}}\Z){LABEL_RE}(?:\.{LABEL_RE})*\Z")
 READY_SECONDS = 15.0
+PROXY_UID = 10004   # not the agent's: in the shared pid namespace the agent can neither signal nor trace it
 
 
 class GatewayError(ValueError):
@@ -243,25 +243,29 @@ class GatewayRun:
 
 
 def open_gateway(docker_client: Any, gateway: Gateway, image: str, attempt_id: str,
-                 labels: dict[str, str]) -> GatewayRun:
-    """Create the attempt's internal network and start its proxy (the caller removes both, by label)."""
+                 labels: dict[str, str], pid_mode: str | None = None) -> GatewayRun:
+    """Create the attempt's internal network and start its proxy (the caller removes both, by label); with
+    `pid_mode` the proxy joins the watchdog's pid namespace, so it ends at the attempt's deadline too."""
     import docker
 
     addresses = {e: resolve(e) for e in gateway.allow}
-    network = docker_client.networks.create(
-        f"{NETWORK_PREFIX}{attempt_id}", driver="bridge", internal=True, options={INHIBIT_IPV4: "true"},
-        labels=labels, check_duplicate=True)
+    with signals_deferred():   # a signal mid-request would leave a network made after the cleanup looked
+        network = docker_client.networks.create(
+            f"{NETWORK_PREFIX}{attempt_id}", driver="bridge", internal=True, options={INHIBIT_IPV4: "true"},
+            labels=labels, check_duplicate=True)
     aliases = sorted({ALIAS, *(e.host for e in gateway.allow if not e.is_address)})
-    proxy = docker_client.containers.create(
-        image, ["sh", "-c", proxy_script(gateway, addresses)], name=f"grader-proxy-{attempt_id}",
-        user=f"{AGENT_UID}:{AGENT_UID}", labels=labels | {"grader.role": "gateway-proxy"},
-        cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True, init=True, privileged=False,
-        ipc_mode="none", tmpfs={"/tmp": "rw,nosuid,nodev,noexec,size=1m"}, pids_limit=64, mem_limit=64 << 20,
-        log_config={"type": "json-file", "config": {"max-size": "10m"}},  # a line per connection: bounded
-        memswap_limit=64 << 20, nano_cpus=500_000_000,
-        sysctls={"net.ipv4.ip_unprivileged_port_start": "0"},  # listen on 443 without a capability
-        network=network.name,
-        networking_config={network.name: docker_client.api.create_endpoint_config(aliases=aliases)})
+    with signals_deferred():
+        proxy = docker_client.containers.create(
+            image, ["sh", "-c", proxy_script(gateway, addresses)], name=f"grader-proxy-{attempt_id}",
+            user=f"{PROXY_UID}:{PROXY_UID}", labels=labels | {"grader.role": "gateway-proxy"}, pid_mode=pid_mode,
+            environment={"TINI_SUBREAPER": "1"},
+            cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True, init=True, privileged=False,
+            ipc_mode="none", tmpfs={"/tmp": "rw,nosuid,nodev,noexec,size=1m"}, pids_limit=64, mem_limit=64 << 20,
+            log_config={"type": "json-file", "config": {"max-size": "10m"}},  # a line per connection: bounded
+            memswap_limit=64 << 20, nano_cpus=500_000_000,
+            sysctls={"net.ipv4.ip_unprivileged_port_start": "0"},  # listen on 443 without a capability
+            network=network.name,
+            networking_config={network.name: docker_client.api.create_endpoint_config(aliases=aliases)})
     try:
         docker_client.networks.get(gateway.egress_network).connect(proxy)
     except docker.errors.NotFound:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from grader.sandbox import LABEL, LABEL_ATTEMPT, Profile, base_image, parse_gateway, run_in_sandbox
+from grader.sandbox import LABEL_ATTEMPT, Profile, base_image, parse_gateway, run_in_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -180,7 +180,7 @@ def _start_interruptible(docker_client: Any, tmp_path: Path, attempt_id: str) ->
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     label = {"label": f"{LABEL_ATTEMPT}={attempt_id}"}
     deadline = time.monotonic() + 30
-    while len(docker_client.containers.list(filters=label | {"status": "running"})) < 2:  # the proxy, the agent
+    while len(docker_client.containers.list(filters=label | {"status": "running"})) < 3:  # watchdog, proxy, agent
         assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
         time.sleep(0.05)
     assert docker_client.networks.list(filters=label), "the attempt's internal network exists while it runs"
@@ -208,10 +208,10 @@ def test_cleanup_removes_what_a_killed_process_left(docker_client: Any, image: s
     proc.kill()  # SIGKILL: no finally runs
     proc.wait(timeout=30)
     label = {"label": f"{LABEL_ATTEMPT}={attempt_id}"}
-    assert len(docker_client.containers.list(all=True, filters=label)) == 2
+    assert len(docker_client.containers.list(all=True, filters=label)) == 3
     done = subprocess.run([sys.executable, "-m", "grader", "sandbox", "cleanup"], capture_output=True, text=True,
                           cwd=ROOT, check=False, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert int(done.stdout.split()[-1]) >= 3  # two containers and the network
-    assert docker_client.containers.list(all=True, filters={"label": LABEL}) == []
-    assert docker_client.networks.list(filters={"label": LABEL}) == []
+    assert int(done.stdout.split()[-1]) >= 5  # three containers, the network and the staging folder
+    assert docker_client.containers.list(all=True, filters={"label": f"{LABEL_ATTEMPT}={attempt_id}"}) == []
+    assert docker_client.networks.list(filters={"label": f"{LABEL_ATTEMPT}={attempt_id}"}) == []
