@@ -43,8 +43,9 @@ from grader._containers import (
     terminate_as_interrupt,
 )
 
-from .gateway import Gateway, GatewayError, GatewayReport, open_gateway, remove_attempt_networks
+from .gateway import Gateway, GatewayError, GatewayRun, open_gateway, remove_attempt_networks
 from .image import AGENT_UID, AGENT_USER, REPOSITORY, base_image
+from .metering import GatewayReport
 from .quota import can_mount, copy_out, mount_tmpfs, mounts_under, unmount
 from .usage import USAGE_DIR, USAGE_FILE, Usage, read_usage
 
@@ -165,6 +166,7 @@ class SandboxResult:
     gateway: dict[str, Any] | None = None
     environment: list[str] = field(default_factory=list)  # the names passed in, never their values
     warnings: list[str] = field(default_factory=list)
+    usage_claimed: dict[str, Any] = field(default_factory=dict)   # the usage file as the agent wrote it
 
     def summary(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k not in ("logs", "profile")}
@@ -314,6 +316,15 @@ def _take_workspace(staging: Path, workspace: Path) -> list[str]:
                                                           if len(problems) > 20 else [])
 
 
+def recorded_usage(claimed: Usage, report: GatewayReport | None) -> Usage:
+    """What the ledger records: tokens and cost as the gateway's meter counted them (NULL without a gateway:
+    never guessed, never the agent's word), tool calls from the agent's own usage file."""
+    if report is None:
+        return Usage(tool_calls=claimed.tool_calls, warnings=claimed.warnings)
+    return Usage(tokens_in=report.tokens_in, tokens_out=report.tokens_out, cost_usd=report.cost_usd,
+                 tool_calls=claimed.tool_calls, warnings=claimed.warnings)
+
+
 def _classify(exit_code: int | None, oom: bool, timed_out: bool, hung: bool, time_limit: float,
               gateway: GatewayReport | None) -> tuple[AttemptOutcome, str]:
     if hung:
@@ -381,9 +392,10 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
     exit_code: int | None = None
     oom = False
     logs = ""
-    usage = Usage()
+    claimed = Usage()
     report: GatewayReport | None = None
     warnings: list[str] = []
+    gateway_run: GatewayRun | None = None
     try:
         try:
             volumes = _mounts(staging, workspace, prompt, stage, profile.limits)
@@ -391,7 +403,6 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
             return infra(f"the attempt's mounts: {exc}", image_id)
         with terminate_as_interrupt():
             network = profile.network
-            gateway_run = None
             try:
                 watchdog = _start_watchdog(docker_client, helper, attempt_id, labels, time_limit)
                 pid_mode = f"container:{watchdog.id}"
@@ -399,7 +410,7 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
                     gateway_run = open_gateway(docker_client, profile.gateway, profile.proxy_image or helper,
                                                attempt_id, labels, pid_mode)
                     network = gateway_run.network_name
-                    env |= profile.gateway.environment()
+                    env |= gateway_run.environment()
                 with signals_deferred():
                     container = docker_client.containers.create(
                         profile.image, list(command), name=f"grader-{attempt_id}", environment=env, labels=labels,
@@ -432,9 +443,11 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
             with signals_deferred():
                 remove_attempt_containers(docker_client, attempt_id)   # nothing of the agent's runs any more
             if not hung:
-                usage = read_usage(staging / "usage")
+                claimed = read_usage(staging / "usage")
                 warnings = [f"not copied out of the workspace: {p}" for p in _take_workspace(staging, workspace)]
     finally:
+        if gateway_run is not None:
+            gateway_run.meter.close()
         with signals_deferred():
             with contextlib.suppress(Exception):
                 remove_attempt_containers(docker_client, attempt_id)
@@ -442,6 +455,7 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
                 remove_attempt_networks(docker_client, f"{LABEL_ATTEMPT}={attempt_id}")
             _remove_staging(staging)
     outcome, detail = _classify(exit_code, oom, timed_out, hung, time_limit, report)
+    usage = recorded_usage(claimed, report)
     return SandboxResult(outcome, exit_code, oom, timed_out, time.monotonic() - start, detail, logs, profile_dict,
                          profile_hash, image_id, attempt_id, usage, report.as_dict() if report else None, env_names,
-                         warnings)
+                         [*warnings, *(report.warnings() if report else [])], claimed.as_dict())

@@ -3,6 +3,7 @@ agent in its own image) run through the same container path."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from .gateway import Gateway
 from .quota import can_mount
 
 COPY_STAGE = ["sh", "-c", "cp -R /stage/. /workspace/"]
+_NO_KEY = Gateway("http://unused/", ())
 NOTHING = ["true"]
 
 
@@ -56,6 +58,9 @@ def agent_setup(spec: str, docker_client: Any, *, gateway: Gateway | None = None
         if config is not None:
             names = tuple(sorted({*names, *config.pass_env}))
         secrets = passed_environment(names)
+        key_env = (gateway or (config.gateway if config else None) or _NO_KEY).key_env
+        if key_env and not os.environ.get(key_env):
+            raise AgentConfigError(f"the gateway's provider key {key_env} is not set in the grader's environment")
     except AgentConfigError as exc:
         raise DriverError(str(exc)) from None
     if config is None:
