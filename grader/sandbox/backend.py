@@ -411,11 +411,20 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
                                                attempt_id, labels, pid_mode)
                     network = gateway_run.network_name
                     env |= gateway_run.environment()
-                with signals_deferred():
-                    container = docker_client.containers.create(
-                        profile.image, list(command), name=f"grader-{attempt_id}", environment=env, labels=labels,
-                        network_mode=network, volumes=volumes, pid_mode=pid_mode, **container_settings(profile))
-                    container.start()
+                for tries in (1, 2):
+                    with signals_deferred():
+                        container = docker_client.containers.create(
+                            profile.image, list(command), name=f"grader-{attempt_id}", environment=env,
+                            labels=labels, network_mode=network, volumes=volumes, pid_mode=pid_mode,
+                            **container_settings(profile))
+                        try:
+                            container.start()
+                            break
+                        except docker.errors.APIError as exc:
+                            # runc, loaded, now and then loses a container between create and start: make it anew
+                            if tries == 2 or "cannot start a stopped process" not in str(exc):
+                                raise
+                            container.remove(force=True, v=True)
                 started = time.monotonic()
             except GatewayError as exc:
                 return infra(f"gateway: {exc}", image_id)
