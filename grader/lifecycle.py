@@ -13,6 +13,7 @@ writes its attempts in batches (grader.recording.Recorder), at most `record_dela
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -180,7 +181,8 @@ def prepare_agent(spec: str, options: AttemptOptions, docker_client: Any = None)
     try:
         docker_client = docker_client or client()
         setup = agent_setup(spec, docker_client, gateway=gateway, pass_env=options.pass_env)
-        cleanup(docker_client)   # what graders that died (SIGKILL, power loss) left behind, and nothing else
+        with contextlib.suppress(docker.errors.DockerException, OSError):   # housekeeping: never stops the work
+            cleanup(docker_client)   # what graders that died (SIGKILL, power loss) left behind, and nothing else
     except docker.errors.ImageNotFound as exc:
         raise DriverError(f"{spec}: the agent's image is not on this machine: {exc.explanation}") from None
     except (SandboxError, ImageError, docker.errors.DockerException) as exc:

@@ -87,8 +87,9 @@ def container_settings(profile: Profile) -> dict[str, Any]:
         "security_opt": ["no-new-privileges"], "read_only": True, "init": True, "devices": [], "privileged": False,
         "ipc_mode": "none", "stdin_open": False, "tty": False,
         "tmpfs": {"/tmp": f"rw,nosuid,nodev,noexec,size={lim.tmp_bytes}",
-                  f"/home/{AGENT_USER}": f"rw,nosuid,nodev,size={lim.home_bytes},uid={AGENT_UID},gid={AGENT_UID},"
-                                         f"mode=700"},
+                  # exec: Docker's tmpfs default is noexec, and the agent's home is where it may run what it installs
+                  f"/home/{AGENT_USER}": f"rw,exec,nosuid,nodev,size={lim.home_bytes},uid={AGENT_UID},"
+                                         f"gid={AGENT_UID},mode=700"},
         "pids_limit": lim.pids, "mem_limit": lim.memory_bytes, "memswap_limit": lim.memory_bytes,
         "nano_cpus": lim.nano_cpus,
         "log_config": {"type": "json-file", "config": {"max-size": "10m"}},   # its output: bounded
