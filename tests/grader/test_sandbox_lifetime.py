@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from grader._containers import LABEL_PID
-from grader.sandbox import Profile, base_image, run_in_sandbox
+from grader.sandbox import Limits, Profile, base_image, run_in_sandbox
 from grader.sandbox.backend import STAGING_PREFIX, WATCHDOG_GRACE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,3 +163,16 @@ def test_an_agent_writing_past_its_quota_fails_cleanly(image: str, tmp_path: Pat
     assert on_disk <= (16 << 20) + 4096 * len(entries), f"{on_disk} bytes on the host's disk"   # + folders' blocks
     for name in ("s", "d"):
         assert stat.S_IMODE((workspace / name).lstat().st_mode) & 0o7000 == 0, name
+
+
+def test_the_workspace_counts_in_the_containers_memory(docker_client: Any, image: str, tmp_path: Path) -> None:
+    """The quota's pages are charged to the agent's container: a workspace quota larger than the memory limit
+    cannot be filled."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    result = run_in_sandbox(workspace, ["sh", "-c", "dd if=/dev/zero of=/workspace/big bs=1M count=100; echo dd=$?"],
+                            time_limit=30, docker_client=docker_client,
+                            profile=Profile(image=image, limits=Limits(memory_bytes=48 << 20,
+                                                                       workspace_bytes=128 << 20)))
+    assert "dd=137" in result.logs and result.oom_killed, result.logs   # killed for memory, not out of space
+    assert (workspace / "big").stat().st_size < 48 << 20
