@@ -40,11 +40,12 @@ PRICES: dict[str, tuple[float, float]] = {
     "o3": (2.0, 8.0),
 }
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-              "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding"}
+              "transfer-encoding", "upgrade", "host", "content-length", "accept-encoding", "expect"}
 CREDENTIALS = {"authorization", "x-api-key", "api-key", "openai-organization", "openai-project"}
 MAX_REQUEST_BYTES = 32 << 20
 MAX_JSON_BYTES = 16 << 20       # a body longer than this is forwarded but not read for usage
 READ_SECONDS = 600.0
+DRAIN_SECONDS = 10.0            # how long closing waits for answers still streaming in (an agent killed mid-answer)
 MAX_NOTES = 20
 
 
@@ -146,6 +147,7 @@ class GatewayReport:
     errors: list[str] = field(default_factory=list)
     timeouts: list[str] = field(default_factory=list)
     refused: int = 0                                      # connections from anything but the attempt's proxy
+    unfinished: int = 0                                   # answers still streaming when the attempt's record closed
     proxy_stopped: bool = False
 
     def infra_outcome(self) -> AttemptOutcome | None:
@@ -164,13 +166,16 @@ class GatewayReport:
         out = [f"gateway: no list price for model {m!r}: cost recorded as NULL" for m in self.unpriced]
         if self.unmetered:
             out.append(f"gateway: {self.unmetered} of {self.requests} responses reported no usage")
+        if self.unfinished:
+            out.append(f"gateway: {self.unfinished} answers were still streaming after {DRAIN_SECONDS:g} s: "
+                       f"their tokens are not counted")
         return out
 
     def as_dict(self) -> dict[str, Any]:
         return {"requests": self.requests, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
                 "cost_usd": self.cost_usd, "unpriced": self.unpriced, "unmetered": self.unmetered,
                 "errors": self.errors[:MAX_NOTES], "timeouts": self.timeouts[:MAX_NOTES], "refused": self.refused,
-                "proxy_stopped": self.proxy_stopped}
+                "unfinished": self.unfinished, "proxy_stopped": self.proxy_stopped}
 
 
 class Meter:
@@ -186,7 +191,9 @@ class Meter:
         self.prices = dict(prices or {})
         self.peers: set[str] = set()      # the addresses allowed to connect (the attempt's proxy)
         self.report = GatewayReport()
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
+        self.in_flight = 0
+        self.closed = False
         self.server: http.server.ThreadingHTTPServer | None = None
 
     # --- what the handler calls ---
@@ -223,6 +230,8 @@ class Meter:
 
     def count(self, usage: ResponseUsage) -> None:
         with self.lock:
+            if self.closed:   # the attempt's record is written: too late (counted as unfinished)
+                return
             r = self.report
             r.requests += 1
             if not usage.seen:
@@ -255,6 +264,9 @@ class Meter:
                         meter.report.refused += 1
                     self._fail(403, "not the attempt's proxy")
                     return
+                if not self.path.startswith("/"):   # an absolute URL would ask the provider to be a proxy
+                    self._fail(400, "a request path, not a URL")
+                    return
                 length = self.headers.get("Content-Length")
                 if self.headers.get("Transfer-Encoding") or (length and not length.isdigit()):
                     self._fail(411, "send a Content-Length")
@@ -263,6 +275,16 @@ class Meter:
                     self._fail(413, "request too large")
                     return
                 body = self.rfile.read(int(length or 0))
+                with meter.lock:
+                    meter.in_flight += 1
+                try:
+                    self._forward(body)
+                finally:
+                    with meter.lock:
+                        meter.in_flight -= 1
+                        meter.lock.notify_all()
+
+            def _forward(self, body: bytes) -> None:
                 try:
                     conn = meter.connect()
                 except UpstreamError as down:
@@ -275,7 +297,8 @@ class Meter:
                     conn.close()
                     with meter.lock:
                         meter.report.errors.append(f"{meter.host}:{meter.port} {exc}"[:200])
-                    self._fail(502, "the provider did not answer")
+                    with contextlib.suppress(OSError):
+                        self._fail(502, "the provider did not answer")
                     return
                 reader = BodyReader(response.getheader("Content-Type") or "")
                 client_gone = False
@@ -317,19 +340,29 @@ class Meter:
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _relay  # noqa: N815 (http.server's names)
 
-        self.server = http.server.ThreadingHTTPServer((bind, 0), Handler)
+        self.server = _Server((bind, 0), Handler)
         self.server.daemon_threads = True
         threading.Thread(target=self.server.serve_forever, args=(0.05,), name="grader-meter",  # quick to shut down
                          daemon=True).start()
         return int(self.server.server_address[1])
 
     def close(self) -> GatewayReport:
+        """Stop listening, let answers still streaming in finish (at most DRAIN_SECONDS), and report."""
         if self.server is not None:
             self.server.shutdown()
             self.server.server_close()
             self.server = None
         with self.lock:
+            self.lock.wait_for(lambda: self.in_flight == 0, timeout=DRAIN_SECONDS)
+            if not self.closed:
+                self.closed = True
+                self.report.unfinished = self.in_flight
             return self.report
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection that broke (the agent hung up, sent garbage): nothing to print, nothing to count."""
 
 
 class UpstreamError(Exception):
