@@ -450,11 +450,14 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
                 pass
             if gateway_run is not None:
                 report = gateway_run.report()
-            with signals_deferred():
+            with signals_deferred(), contextlib.suppress(docker.errors.DockerException):
                 remove_attempt_containers(docker_client, attempt_id)   # nothing of the agent's runs any more
             if not hung:
                 claimed = read_usage(staging / "usage")
-                warnings = [f"not copied out of the workspace: {p}" for p in _take_workspace(staging, workspace)]
+                try:
+                    warnings = [f"not copied out of the workspace: {p}" for p in _take_workspace(staging, workspace)]
+                except OSError as exc:
+                    warnings = [f"the workspace could not be copied out: {exc}"]
     finally:
         if gateway_run is not None:
             gateway_run.meter.close()
