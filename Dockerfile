@@ -11,5 +11,10 @@ ARG BASE
 FROM ${BASE}
 # the build context is this file and the engine, evidence and grader packages (.dockerignore)
 COPY . /opt/grader/
-ENV PYTHONPATH=/opt/grader PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0 TZ=UTC LC_ALL=C.UTF-8
+ENV PYTHONPATH=/opt/grader PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0 TZ=UTC LC_ALL=C.UTF-8 \
+    GRADER_L1_CACHE=/opt/grader-l1
+# what every grade would otherwise repeat, done once here: bytecode and the L1 stubs (grader/grading_container/warm.py)
+USER 0:0
+RUN ["python3", "-m", "grader.grading_container.warm", "/opt/grader-l1"]
+USER 10002:10002
 ENTRYPOINT ["python3", "-m", "grader.grading_container.inside"]

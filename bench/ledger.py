@@ -1,7 +1,8 @@
-"""Ledger append throughput: results per second recorded with record_attempt (synthetic verdicts, tiny
-deliverables), one writer and four concurrent writer processes, on SQLite and on PostgreSQL.
+"""Ledger append throughput: results per second (synthetic verdicts, tiny deliverables), one writer and four
+concurrent writer processes, on SQLite and on PostgreSQL; one result per transaction (record_attempt, as a single
+`grader attempt` records) and in batches (record_attempts, as `grader run`'s Recorder records).
 
-    python bench/ledger.py [--results 400] [--no-fsync]
+    python bench/ledger.py [--results 2000] [--batch 64] [--no-fsync]
 
 PostgreSQL is a throwaway cluster started on loopback for the run (tests/ledger/pg.py), durable (fsync on) unless
 --no-fsync; GRADER_TEST_PG_URL points it at an existing server instead.  SQLite is a file in a temp folder
@@ -16,6 +17,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 # bench/engine.py would shadow the engine package: keep this folder off the import path.
@@ -27,10 +29,11 @@ from tests.ledger.helpers import Writer  # noqa: E402
 from tests.ledger.pg import ExternalServer, TempCluster  # noqa: E402
 
 
-def throughput(url: str, writers: int, per_writer: int) -> float:
+def throughput(url: str, writers: int, per_writer: int, batch: int) -> float:
     """Results per second: the writers open the ledger, wait for a start gun, then record per_writer each."""
     Ledger(url).close()
-    procs = [Writer(url, "--count", str(per_writer), "--wait", "--tag", f"b{i}", deadline=600)
+    procs = [Writer(url, "--count", str(per_writer), "--batch", str(batch), "--wait", "--tag", f"b{i}",
+                    deadline=600)
              for i in range(writers)]
     try:
         for proc in procs:
@@ -47,22 +50,24 @@ def throughput(url: str, writers: int, per_writer: int) -> float:
     return writers * per_writer / elapsed
 
 
-def run(name: str, new_url: object, total: int) -> None:
-    single = throughput(new_url(), 1, total)  # type: ignore[operator]
-    four = throughput(new_url(), 4, total // 4)  # type: ignore[operator]
-    print(f"{name:<24} {single:>12.0f} {four:>14.0f}")
+def run(name: str, new_url: Callable[[], str], total: int, batch: int) -> None:
+    for size in (1, batch):
+        single = throughput(new_url(), 1, total, size)
+        four = throughput(new_url(), 4, total // 4, size)
+        print(f"{name:<24} {size:>6} {single:>12.0f} {four:>14.0f}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="ledger append throughput")
-    parser.add_argument("--results", type=int, default=400, help="results per measurement (split over writers)")
+    parser.add_argument("--results", type=int, default=2000, help="results per measurement (split over writers)")
+    parser.add_argument("--batch", type=int, default=64, help="results per transaction in the batched rows")
     parser.add_argument("--no-fsync", action="store_true", help="PostgreSQL with fsync off (as in the tests)")
     args = parser.parse_args()
-    print(f"{'backend':<24} {'1 writer/s':>12} {'4 writers/s':>14}  ({args.results} results each, "
+    print(f"{'backend':<24} {'batch':>6} {'1 writer/s':>12} {'4 writers/s':>14}  ({args.results} results each, "
           f"{os.cpu_count()} CPUs)")
     with tempfile.TemporaryDirectory(prefix="bench-ledger-") as tmp:
         counter = iter(range(1000))
-        run("sqlite", lambda: f"sqlite:///{Path(tmp) / f'ledger{next(counter)}.db'}", args.results)
+        run("sqlite", lambda: f"sqlite:///{Path(tmp) / f'ledger{next(counter)}.db'}", args.results, args.batch)
     external = os.environ.get("GRADER_TEST_PG_URL")
     server = ExternalServer(external) if external else TempCluster(durable=not args.no_fsync).start()
     names: list[str] = []
@@ -72,7 +77,7 @@ def main() -> None:
             return server.create_database(names[-1])
 
         label = "postgresql" + ("" if external else " (fsync off)" if args.no_fsync else "")
-        run(label, fresh, args.results)
+        run(label, fresh, args.results, args.batch)
     finally:
         for name in names:
             server.drop_database(name)

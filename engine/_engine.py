@@ -12,6 +12,7 @@ from typing import Any
 
 from . import _lua
 from ._box2d import Box2DHost  # 2D physics (issue 16)
+from ._bullet import BulletHost  # 3D physics (issue 16)
 from ._errors import BadInputError
 from ._files import ModuleResolver, read_tree
 from ._fonts import STOCK_FONTS, FontError, font_metrics, system_font_metrics, warm_system_fonts
@@ -157,6 +158,7 @@ def boot_state(registry: Registry | None = None) -> BootedState:
         "font_metrics": host.font_metrics,
         "builtin_fonts": sorted(STOCK_FONTS),
         "yoga": YogaHost().lua_api(),
+        "bullet": BulletHost().lua_api(),   # 3D physics (issue 16): pybullet's client is made at the first world
         "box2d": Box2DHost().lua_api(),   # 2D physics (issue 16): holds no Box2D object until a PhysicsWorld2D
         "unmeter": host.unmeter,
         "meter": host.meter,

@@ -215,6 +215,25 @@ class Agreement:
         return head + "".join(f"\n  {p}" for p in self.problems[:12])
 
 
+# Urho3D orders the two bodies of a 3D collision pair by their C++ addresses (PhysicsWorld::SendCollisionEvents),
+# which no other process reproduces; this engine puts the body created first as A (docs/physics.md).  Which one is A
+# is not compared: the pair is, and the rest of the data with it.
+_UNORDERED_PAIRS = {"PhysicsCollisionStart", "PhysicsCollision", "PhysicsCollisionEnd"}
+
+
+def _pair_as_in(name: str, ref: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
+    """`ours` with A and B swapped when that is how Urho3D's address order put the same pair."""
+    if name not in _UNORDERED_PAIRS or ours.get("NodeA") == ref.get("NodeA"):
+        return ours
+    if ours.get("NodeA") != ref.get("NodeB") or ours.get("NodeB") != ref.get("NodeA"):
+        return ours
+    swapped = dict(ours)
+    for a, b in (("NodeA", "NodeB"), ("BodyA", "BodyB")):
+        if a in ours and b in ours:
+            swapped[a], swapped[b] = ours[b], ours[a]
+    return swapped
+
+
 class _Comparer:
     """Walks two traces side by side, noting deviations and problems with the frame they occur in."""
 
@@ -274,6 +293,7 @@ class _Comparer:
             if sorted(data_ref) != sorted(data_ours):
                 self.problem(f"{name} data keys {sorted(data_ours)} here, {sorted(data_ref)} in Urho3D")
                 continue
+            data_ours = _pair_as_in(name, data_ref, data_ours)
             for key in sorted(data_ref):
                 self.value("event", f"{name}.{key}", data_ref[key], data_ours[key])
 

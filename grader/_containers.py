@@ -4,12 +4,24 @@ container the grader makes, and signal handling that keeps a container from outl
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 LABEL = "grader.sandbox"
+# Who made a container: the creating process's pid, its start time (field 22 of /proc/<pid>/stat, in clock ticks
+# since boot) and the boot id.  Together they name one process for as long as the machine runs: a pid alone is
+# reused, and a start time alone means nothing after a reboot.  Cleanup removes a container only when that process
+# is gone, so graders, test runs and nightly editions sharing one Docker daemon never remove each other's work.
+LABEL_PID = "grader.creator.pid"
+LABEL_START = "grader.creator.start"
+LABEL_BOOT = "grader.creator.boot"
+LABEL_PIDNS = "grader.creator.pidns"   # a pid means something only in its own pid namespace
+LABEL_SESSION = "grader.session"       # GRADER_SANDBOX_SESSION, when set: a test run finds what it made by it
+SESSION_ENV = "GRADER_SANDBOX_SESSION"
 
 
 class ContainerError(RuntimeError):
@@ -18,6 +30,48 @@ class ContainerError(RuntimeError):
 
 class ImageError(ContainerError):
     """An image cannot be built (no static busybox, Docker refused the import, the build failed)."""
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _pid_namespace() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
+
+
+def process_start(pid: int) -> str:
+    """The start time of process `pid` (clock ticks since boot), or "" when there is no such process."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return text.rsplit(")", 1)[1].split()[19]   # the name, in parentheses, may hold spaces: count after it
+
+
+def owner_labels() -> dict[str, str]:
+    """The labels naming this process as the creator of a container, a network or a staging folder."""
+    pid = os.getpid()
+    labels = {LABEL_PID: str(pid), LABEL_START: process_start(pid), LABEL_BOOT: _boot_id(),
+              LABEL_PIDNS: _pid_namespace()}
+    if os.environ.get(SESSION_ENV):
+        labels[LABEL_SESSION] = os.environ[SESSION_ENV]
+    return labels
+
+
+def creator_gone(labels: Mapping[str, str]) -> bool:
+    """True when the process named by `labels` (owner_labels) no longer exists.  Without the labels (made by an
+    older grader), or from another pid namespace, the creator cannot be checked and is never said to be gone."""
+    pid, start, boot = labels.get(LABEL_PID, ""), labels.get(LABEL_START, ""), labels.get(LABEL_BOOT, "")
+    if not pid.isdigit() or not start or not boot or labels.get(LABEL_PIDNS, "") != _pid_namespace():
+        return False
+    return boot != _boot_id() or process_start(int(pid)) != start
 
 
 def client() -> Any:

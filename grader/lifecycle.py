@@ -13,6 +13,7 @@ writes its attempts in batches (grader.recording.Recorder), at most `record_dela
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -171,7 +172,7 @@ def prepare_agent(spec: str, options: AttemptOptions, docker_client: Any = None)
         raise DriverError(f"unknown sandbox {options.sandbox!r} (known: {', '.join(SANDBOXES)})")
     import docker
 
-    from .sandbox import GatewayError, ImageError, SandboxError, agent_setup, client, parse_gateway
+    from .sandbox import GatewayError, ImageError, SandboxError, agent_setup, cleanup, client, parse_gateway
 
     try:
         gateway = parse_gateway(options.gateway) if options.gateway else None
@@ -180,6 +181,8 @@ def prepare_agent(spec: str, options: AttemptOptions, docker_client: Any = None)
     try:
         docker_client = docker_client or client()
         setup = agent_setup(spec, docker_client, gateway=gateway, pass_env=options.pass_env)
+        with contextlib.suppress(docker.errors.DockerException, OSError):   # housekeeping: never stops the work
+            cleanup(docker_client)   # what graders that died (SIGKILL, power loss) left behind, and nothing else
     except docker.errors.ImageNotFound as exc:
         raise DriverError(f"{spec}: the agent's image is not on this machine: {exc.explanation}") from None
     except (SandboxError, ImageError, docker.errors.DockerException) as exc:
@@ -228,7 +231,7 @@ def fill_workspace(task: Task, paths: AttemptPaths, agent: PreparedAgent, attemp
                                 sandboxed.profile_hash, sandboxed.wall_seconds)
     usage = sandboxed.usage
     return Filled(sandboxed.outcome, agent.driver, sandboxed.profile_hash, usage, setup.model,
-                  sandboxed.wall_seconds, list(usage.warnings),
+                  sandboxed.wall_seconds, [*usage.warnings, *sandboxed.warnings],
                   {"outcome": sandboxed.outcome.value, "profile_hash": sandboxed.profile_hash,
                    "usage": usage.as_dict()})
 

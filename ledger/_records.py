@@ -51,11 +51,24 @@ class ModelFacts:
 
 def store_artifact(ledger: Ledger, session: Any, artifact: Artifact) -> str:
     """Store a deliverable's archive once (checked against its hash first); returns its hash."""
-    if session.get(ArtifactRow, artifact.hash) is None:
+    _store_artifacts(ledger, session, [artifact])
+    return artifact.hash
+
+
+def _missing(session: Any, key: Any, wanted: set[str]) -> set[str]:
+    """The keys in `wanted` that no row of key's table holds yet (one query, however many keys)."""
+    if not wanted:
+        return set()
+    return wanted - set(session.execute(select(key).where(key.in_(sorted(wanted)))).scalars())
+
+
+def _store_artifacts(ledger: Ledger, session: Any, artifacts: Sequence[Artifact]) -> None:
+    distinct = {a.hash: a for a in artifacts}
+    new = _missing(session, ArtifactRow.hash, set(distinct))
+    for artifact in (distinct[h] for h in distinct if h in new):   # in first-seen order: the chain's order
         artifact.verify()
         ledger.append(session, ArtifactRow(hash=artifact.hash, size=artifact.size, compressed=artifact.compressed,
                                            created_at=now()))
-    return artifact.hash
 
 
 class _Pins:
@@ -95,14 +108,25 @@ class _Pins:
 
 def append_task_facts(ledger: Ledger, session: Any, facts: TaskFacts) -> None:
     """Append the task and battery rows, when new (in the caller's transaction)."""
-    if session.get(TaskRow, facts.task_hash) is None:
-        ledger.append(session, TaskRow(task_hash=facts.task_hash, task_id=facts.task_id, category=facts.category,
-                                       difficulty=facts.difficulty, capabilities=list(facts.capabilities),
-                                       created_at=now()))
-    if session.get(BatteryRow, facts.battery_hash) is None:
-        ledger.append(session, BatteryRow(battery_hash=facts.battery_hash, task_id=facts.task_id,
-                                          api_version=facts.api_version, created_at=now(),
-                                          requirements=[dict(r) for r in facts.requirements] or None))
+    _append_task_facts(ledger, session, [facts])
+
+
+def _append_task_facts(ledger: Ledger, session: Any, all_facts: Sequence[TaskFacts]) -> None:
+    tasks = {f.task_hash: f for f in all_facts}
+    batteries = {f.battery_hash: f for f in all_facts}
+    new_tasks = _missing(session, TaskRow.task_hash, set(tasks))
+    new_batteries = _missing(session, BatteryRow.battery_hash, set(batteries))
+    for facts in all_facts:    # task then battery, in first-seen order: the order one record at a time gives
+        if facts.task_hash in new_tasks:
+            new_tasks.discard(facts.task_hash)
+            ledger.append(session, TaskRow(task_hash=facts.task_hash, task_id=facts.task_id,
+                                           category=facts.category, difficulty=facts.difficulty,
+                                           capabilities=list(facts.capabilities), created_at=now()))
+        if facts.battery_hash in new_batteries:
+            new_batteries.discard(facts.battery_hash)
+            ledger.append(session, BatteryRow(battery_hash=facts.battery_hash, task_id=facts.task_id,
+                                              api_version=facts.api_version, created_at=now(),
+                                              requirements=[dict(r) for r in facts.requirements] or None))
 
 
 def _model_id(ledger: Ledger, session: Any, model: ModelFacts, known: dict[ModelFacts, int]) -> int:
@@ -175,23 +199,30 @@ def record_attempts(ledger: Ledger, records: Sequence[AttemptRecord]) -> list[st
         record.check()
     if len({r.attempt_id for r in records}) != len(records):
         raise LedgerError("a batch names the same attempt twice")
-    with ledger.appending() as session:
+    with ledger.appending() as session, session.no_autoflush:
+        # in phases (facts, attempts, results), so a batch costs a few statements per table rather than a few
+        # per record: each phase's rows refer only to rows an earlier phase wrote
         pins = _Pins(session)
-        models: dict[ModelFacts, int] = {}
         for record in records:
             if record.edition_id is not None:
                 pins.check(record.edition_id, record.facts, record.profile_hash, record.verdict)
-            append_task_facts(ledger, session, record.facts)
-            model_id = _model_id(ledger, session, record.model, models) if record.model else None
-            stored = store_artifact(ledger, session, record.artifact) if record.artifact is not None else None
+        _append_task_facts(ledger, session, [r.facts for r in records])
+        models: dict[ModelFacts, int] = {}
+        for record in records:
+            if record.model:
+                _model_id(ledger, session, record.model, models)
+        _store_artifacts(ledger, session, [r.artifact for r in records if r.artifact is not None])
+        for record in records:
             ledger.append(session, AttemptRow(
-                id=record.attempt_id, edition_id=record.edition_id, model_id=model_id,
+                id=record.attempt_id, edition_id=record.edition_id,
+                model_id=models[record.model] if record.model else None,
                 task_hash=record.facts.task_hash, battery_hash=record.facts.battery_hash,
                 repetition=record.repetition, driver=record.driver, outcome=record.outcome,
                 timings={k: round(v, 6) for k, v in sorted(record.timings.items())},
                 tokens_in=record.tokens[0], tokens_out=record.tokens[1], cost_usd=record.cost_usd,
-                artifact_hash=stored, created_at=now(), tool_calls=record.tool_calls,
-                profile_hash=record.profile_hash))
+                artifact_hash=record.artifact.hash if record.artifact is not None else None, created_at=now(),
+                tool_calls=record.tool_calls, profile_hash=record.profile_hash))
+        for record in records:
             verdict = record.verdict
             if verdict is not None:
                 ledger.append(session, ResultRow(

@@ -7,6 +7,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -17,13 +18,15 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, exc, inspect, select, text
+from sqlalchemy import Engine, create_engine, event, exc, insert, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
 from ._models import AUDITED_TABLES, AuditRow, Base, ResultRow
 
 GENESIS = "0" * 64
+PENDING_AUDIT = "grader.pending_audit"   # session.info key: audit rows appended, not yet inserted
+UNFLUSHED_TABLES = "grader.unflushed_tables"   # session.info key: see Ledger.append
 CHAIN_CURSOR = "grader.audit_cursor"   # session.info key: (last seq, last chain hash) of this transaction
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 UPGRADE_LOCK_KEY = 0x6C656467  # PostgreSQL advisory lock held while migrating ("ledg")
@@ -119,14 +122,24 @@ def _canonical_value(value: Any) -> Any:
 def row_dict(row: Any) -> dict[str, Any]:
     """Every column of a mapped row, canonicalised for hashing.  A column added after its table's first rows
     (info audit_omit_null) is left out while NULL: rows audited before it existed keep their hash."""
-    mapper = inspect(row).mapper
     out = {}
-    for col in mapper.column_attrs:
-        value = getattr(row, col.key)
-        if value is None and any(c.info.get("audit_omit_null") for c in col.columns):
+    for key, omit_null in _audited_columns(inspect(row).mapper):
+        value = getattr(row, key)
+        if value is None and omit_null:
             continue
-        out[col.key] = _canonical_value(value)
+        out[key] = _canonical_value(value)
     return out
+
+
+@functools.cache
+def _referenced_tables(model: type) -> frozenset[str]:
+    return frozenset(fk.column.table.name for fk in model.__table__.foreign_keys)   # type: ignore[attr-defined]
+
+
+@functools.cache
+def _audited_columns(mapper: Any) -> tuple[tuple[str, bool], ...]:
+    """(attribute, left out while NULL) for each column of a mapped class, in mapper order."""
+    return tuple((col.key, any(c.info.get("audit_omit_null") for c in col.columns)) for col in mapper.column_attrs)
 
 
 def row_hash(table: str, values: dict[str, Any]) -> str:
@@ -192,14 +205,24 @@ def upgrade(engine: Engine) -> None:
         command.upgrade(cfg, "head")
 
 
+_REVISION_LINE = re.compile(r"^(revision|down_revision)\s*=\s*(?:'([^']*)'|\"([^\"]*)\"|None)\s*$", re.M)
+
+
 @functools.lru_cache(maxsize=1)
 def head_revision() -> str:
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
-    return str(ScriptDirectory.from_config(cfg).get_current_head())
+    """The newest migration, read from migrations/versions/ without importing Alembic (a read-only command that
+    opens a current ledger never needs it; tests/ledger/test_migrations.py holds this equal to Alembic's head)."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in (MIGRATIONS / "versions").glob("[0-9]*.py"):
+        for name, single, double in _REVISION_LINE.findall(path.read_text(encoding="utf-8")):
+            value = single or double
+            if value:
+                (revisions if name == "revision" else parents).add(value)
+    heads = revisions - parents
+    if len(heads) != 1:
+        raise LedgerError(f"the migrations in {MIGRATIONS} have {len(heads)} heads: {sorted(heads)}")
+    return heads.pop()
 
 
 def _at_head(engine: Engine) -> bool:
@@ -208,6 +231,14 @@ def _at_head(engine: Engine) -> bool:
         return False
     with engine.connect() as conn:
         return conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head_revision()
+
+
+def _write_audit(session: Session) -> None:
+    """Insert the audit rows `append` queued in this transaction (after its fact rows, before it commits)."""
+    pending = session.info.pop(PENDING_AUDIT)
+    if pending:
+        session.flush()
+        session.execute(insert(AuditRow), pending)
 
 
 class Ledger:
@@ -260,7 +291,9 @@ class Ledger:
                 session.begin():
             if self.dialect == "postgresql":
                 session.execute(text("LOCK TABLE audit IN EXCLUSIVE MODE"))
+            session.info[PENDING_AUDIT] = []
             yield session
+            _write_audit(session)
 
     def append(self, session: Session, *rows: Base) -> None:
         """Insert fact rows and extend the audit chain with each, in the caller's transaction.  The chain's end is
@@ -274,25 +307,36 @@ class Ledger:
                                    .limit(1)).first()
             cursor = (int(last[0]), str(last[1])) if last else (0, GENESIS)
         seq, prev = cursor
+        # tables this transaction added rows to since it last flushed them (a superset after an autoflush, which
+        # costs only a needless flush)
+        unflushed: set[str] = session.info.setdefault(UNFLUSHED_TABLES, set())
+        # the audit rows go in with one statement when the transaction ends (_write_audit): nothing reads them
+        # before, and the chain's end travels in CHAIN_CURSOR
+        audit: list[dict[str, Any]] | None = session.info.get(PENDING_AUDIT)
+        if audit is None:
+            raise LedgerError("rows are appended only inside Ledger.appending(), which writes their audit rows")
         for row in rows:
             # the unit of work orders inserts only along relationships, which the fact tables do not declare:
             # write what this row refers to first
-            referenced = {fk.column.table.name for fk in row.__table__.foreign_keys}
-            if referenced and any(o.__tablename__ in referenced for o in session.new):
+            referenced = _referenced_tables(type(row))
+            if not referenced.isdisjoint(unflushed):
                 session.flush()
+                unflushed.clear()
             session.add(row)
+            unflushed.add(row.__tablename__)
             mapper = inspect(row).mapper
             key_values = mapper.primary_key_from_instance(row)
             if any(v is None for v in key_values):
                 session.flush()
+                unflushed.clear()
                 key_values = mapper.primary_key_from_instance(row)
             table = row.__tablename__
             key = "/".join(str(v) for v in key_values)
             rhash = row_hash(table, row_dict(row))
             seq += 1
             chain = chain_hash(prev, table, key, rhash)
-            session.add(AuditRow(seq=seq, table_name=table, row_key=key, row_hash=rhash, prev_hash=prev,
-                                 chain_hash=chain))
+            audit.append({"seq": seq, "table_name": table, "row_key": key, "row_hash": rhash, "prev_hash": prev,
+                          "chain_hash": chain})
             prev = chain
         session.info[CHAIN_CURSOR] = (seq, prev)
 

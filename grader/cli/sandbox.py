@@ -12,7 +12,9 @@ def sandbox() -> None:
     pass
 
 
-@sandbox.command("cleanup", help="Remove every container and network the sandbox left behind (by label).")
+@sandbox.command("cleanup", help="Remove what graders that are gone left behind: their sandbox containers (with "
+                                  "their volumes), networks and staging folders. Live graders' attempts are never "
+                                  "touched.")
 @handle_errors
 def sandbox_cleanup() -> None:
     from grader.sandbox import cleanup

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from evidence import EvidenceError, Verdict
-from grader._containers import LABEL, ContainerError, client, signals_deferred, terminate_as_interrupt
+from grader._containers import (
+    LABEL,
+    ContainerError,
+    client,
+    owner_labels,
+    signals_deferred,
+    terminate_as_interrupt,
+)
 from grader.deliverable import scan
 from grader.pipeline import GradeResult
 from grader.tasks import Task, battery_hash, task_hash
@@ -118,7 +125,7 @@ def _run(task: Task, deliverable: Path, docker_client: Any, args: list[str],
             try:
                 container = docker_client.containers.create(
                     image, args, entrypoint=entrypoint, name=f"grader-grading-{grading_id}",
-                    user=f"{GRADER_UID}:{GRADER_UID}", labels={LABEL: "1", LABEL_GRADING: grading_id},
+                    user=f"{GRADER_UID}:{GRADER_UID}", labels={LABEL: "1", LABEL_GRADING: grading_id, **owner_labels()},
                     cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True, init=True,
                     network_mode="none", devices=[], privileged=False, ipc_mode="none",
                     volumes={str(suite): {"bind": "/suite", "mode": "ro"},

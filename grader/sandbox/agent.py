@@ -8,15 +8,18 @@
     env = { AGENT_MODE = "benchmark" }             # fixed values, not secrets (they are written to sandbox.json)
 
     [gateway]                                      # optional; without it the container has no network
-    url = "https://llm-gateway.example/v1"
-    allow = ["llm-gateway.example:443"]            # the URL's own host:port is always allowed
+    url = "https://api.provider.example/v1"        # the provider; the agent reaches it through the metered gateway
     url_env = ["ANTHROPIC_BASE_URL"]               # set to the gateway's URL, besides GRADER_GATEWAY_URL
+    key_env = "ANTHROPIC_API_KEY"                  # the provider key: the gateway adds it, the container never sees it
+    key_header = "x-api-key"                       # or "authorization" (sent as a bearer token)
     connect_timeout = 10
+    prices = { "my-model" = [3.0, 15.0] }          # list prices (USD per million tokens in, out) besides the built-in
 
     [limits]                                       # optional; the profile pins them
     pids = 256
     memory_mb = 2048
     cpus = 2.0
+    workspace_mb = 256                             # the /workspace quota
 
     [model]                                        # optional; recorded in the ledger's models table
     provider = "example"
@@ -105,7 +108,8 @@ def _strings(value: Any, where: str) -> list[str]:
 
 def _limits(table: dict[str, Any], where: str) -> Limits:
     known = {"pids": ("pids", 1), "memory_mb": ("memory_bytes", 1 << 20), "cpus": ("nano_cpus", 1_000_000_000),
-             "tmp_mb": ("tmp_bytes", 1 << 20), "home_mb": ("home_bytes", 1 << 20)}
+             "tmp_mb": ("tmp_bytes", 1 << 20), "home_mb": ("home_bytes", 1 << 20),
+             "workspace_mb": ("workspace_bytes", 1 << 20)}
     values: dict[str, int] = {}
     for key, value in table.items():
         if key not in known:
@@ -147,9 +151,20 @@ def load_agent_config(path: Path) -> AgentConfig:
         if not isinstance(gw.get("url"), str):
             raise AgentConfigError(f"{where}: [gateway] url is required")
         try:
+            known_gw = {"url", "allow", "url_env", "connect_timeout", "egress_network", "key_env", "key_header",
+                        "prices"}
+            extra = sorted(set(gw) - known_gw)
+            if extra:
+                raise GatewayError(f"unknown field {extra[0]!r} (known: {', '.join(sorted(known_gw))})")
+            for key in ("key_env", "key_header"):
+                if not isinstance(gw.get(key, ""), str):
+                    raise GatewayError(f"{key}: expected a string")
+            if not isinstance(gw.get("prices", {}), dict):
+                raise GatewayError("prices: expected a table of model = [input, output]")
             gateway = parse_gateway(gw["url"], _strings(gw.get("allow", []), f"{where}: [gateway] allow"),
                                     _strings(gw.get("url_env", []), f"{where}: [gateway] url_env"),
-                                    gw.get("connect_timeout", 10), gw.get("egress_network", "bridge"))
+                                    gw.get("connect_timeout", 10), gw.get("egress_network", "bridge"),
+                                    gw.get("key_env", ""), gw.get("key_header", ""), gw.get("prices", {}))
         except GatewayError as exc:
             raise AgentConfigError(f"{where}: [gateway] {exc}") from None
     model = None
@@ -159,8 +174,11 @@ def load_agent_config(path: Path) -> AgentConfig:
             model = ModelInfo(**{k: str(v) for k, v in m.items()})
         except TypeError:
             raise AgentConfigError(f"{where}: [model] needs provider, name, version (and reasoning_mode)") from None
+    pass_env = check_env_names(_strings(doc.get("pass_env", []), f"{where}: 'pass_env'"), f"{where}: 'pass_env'")
+    if gateway is not None and gateway.key_env in (*pass_env, *env):
+        raise AgentConfigError(f"{where}: [gateway] key_env {gateway.key_env}: the provider key never enters the "
+                               f"container (the gateway adds it): remove it from pass_env and env")
     return AgentConfig(name=doc["name"], image=doc["image"], command=tuple(command),
-                       pass_env=check_env_names(_strings(doc.get("pass_env", []), f"{where}: 'pass_env'"),
-                                                f"{where}: 'pass_env'"),
+                       pass_env=pass_env,
                        env=tuple(sorted(env.items())), gateway=gateway,
                        limits=_limits(_table(doc, "limits", where), where), model=model, source=where)

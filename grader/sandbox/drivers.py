@@ -3,6 +3,7 @@ agent in its own image) run through the same container path."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,10 +13,12 @@ from grader.drivers import DriverError, copy_tree, resolve_driver
 from grader.tasks import Task
 
 from .agent import AgentConfig, AgentConfigError, ModelInfo, check_env_names, load_agent_config, passed_environment
-from .backend import Limits, Profile, SandboxResult, default_profile, run_in_sandbox
+from .backend import ImageVolumesError, Limits, Profile, SandboxError, SandboxResult, default_profile, run_in_sandbox
 from .gateway import Gateway
+from .quota import can_mount
 
 COPY_STAGE = ["sh", "-c", "cp -R /stage/. /workspace/"]
+_NO_KEY = Gateway("http://unused/", ())
 NOTHING = ["true"]
 
 
@@ -47,17 +50,26 @@ def agent_setup(spec: str, docker_client: Any, *, gateway: Gateway | None = None
     """Resolve a driver spec (oracle | nop | replay:DIR | command:AGENT.toml) into its setup; `gateway` and
     `pass_env` come from the command line and add to (or, for the gateway, replace) the agent file's."""
     driver, arg = resolve_driver(spec)
+    if can_mount():
+        raise SandboxError(can_mount())
     try:
         names = check_env_names(list(pass_env), "--pass-env")
         config = load_agent_config(Path(arg)) if driver.own_image else None
         if config is not None:
             names = tuple(sorted({*names, *config.pass_env}))
         secrets = passed_environment(names)
+        key_env = (gateway or (config.gateway if config else None) or _NO_KEY).key_env
+        if key_env and not os.environ.get(key_env):
+            raise AgentConfigError(f"the gateway's provider key {key_env} is not set in the grader's environment")
     except AgentConfigError as exc:
         raise DriverError(str(exc)) from None
     if config is None:
         return AgentSetup(spec, spec, default_profile(docker_client, limits, gateway), None, secrets, names)
-    profile = default_profile(docker_client, limits or config.limits, gateway or config.gateway, image=config.image)
+    try:
+        profile = default_profile(docker_client, limits or config.limits, gateway or config.gateway,
+                                  image=config.image)
+    except ImageVolumesError as exc:
+        raise DriverError(f"{spec}: {exc}") from None
     return AgentSetup(spec, config.driver, profile, config.command, dict(config.env) | secrets, names,
                       config.model, config)
 

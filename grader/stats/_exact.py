@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -11,15 +12,24 @@ from grader.stats._quantiles import tail_levels
 
 
 def clopper_pearson(passes: int, attempts: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The exact binomial interval for `passes` out of `attempts` (equal tails, via the beta quantiles)."""
-    from scipy.stats import beta  # imported on use: scipy.stats is slow to import
+    """The exact binomial interval for `passes` out of `attempts` (equal tails, via the beta quantiles).
 
+    The definition is scipy.stats.beta.ppf.  At 0 and at `attempts` passes (where boards use this interval) the
+    one quantile needed is of Beta(1, n) or Beta(n, 1), which has a closed form, evaluated here as scipy
+    evaluates it (tests/grader/test_stats.py holds them equal bit for bit), so a board never pays for importing
+    scipy.stats; other counts ask scipy.
+    """
     if attempts <= 0 or not 0 <= passes <= attempts:
         raise ValueError(f"need 0 <= passes <= attempts and attempts > 0, got {passes}/{attempts}")
-    low_level, high_level = tail_levels(confidence)
-    lower = 0.0 if passes == 0 else float(beta.ppf(float(low_level), passes, attempts - passes + 1))
-    upper = 1.0 if passes == attempts else float(beta.ppf(float(high_level), passes + 1, attempts - passes))
-    return lower, upper
+    low_level, high_level = (float(level) for level in tail_levels(confidence))
+    if passes == 0:
+        return 0.0, -math.expm1(math.log1p(-high_level) / attempts)
+    if passes == attempts:
+        return low_level ** (1 / attempts), 1.0
+    from scipy.stats import beta  # imported on use: scipy.stats is slow to import
+
+    return (float(beta.ppf(low_level, passes, attempts - passes + 1)),
+            float(beta.ppf(high_level, passes + 1, attempts - passes)))
 
 
 def competition_ranks(scores: Sequence[int | Fraction]) -> list[int]:

@@ -505,3 +505,25 @@ def test_screen_facts_follow_the_settings(tmp_path: Path) -> None:
       dip.min.y, dip.max.y
     """, engine)
     assert out == [800, 600, 2.0, 10.0, 40.0, 10.0, 20.0, 20.0, 10.0]
+
+
+def test_audio_lists_every_sound_source_and_keeps_declick_state() -> None:
+    assert lua("""
+    local s = Scene()
+    local a = s:CreateChild("a"):CreateComponent("SoundSource3D")
+    local b = s:CreateChild("b"):CreateComponent("SoundSource")
+    local other = Scene():CreateChild("c"):CreateComponent("SoundSource")
+    a:SetDeclickEnabled(true)
+    local list = audio:GetSoundSources()
+    b:StopImmediate()
+    return #list, list[1] == a, list[2] == b, list[3] == other, a.declickEnabled, b:GetDeclickEnabled(),
+           b:IsFadingOut()
+    """) == [3, True, True, True, True, False, False]
+
+
+def test_a_disposed_file_is_closed_and_its_data_kept() -> None:
+    assert lua("""
+    local f = File("notes.txt", FILE_WRITE); f:WriteString("hi"); f:Dispose()
+    local g = File("notes.txt", FILE_READ)
+    return f:IsOpen(), g:ReadString()
+    """) == [False, "hi"]

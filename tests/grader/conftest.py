@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from grader.sandbox import LABEL
+from grader._containers import LABEL_SESSION, SESSION_ENV
 from tests._ci import missing_dependency
+
+# This test run's containers, networks and the graders it starts carry this label (inherited through the
+# environment): other graders and test runs share the Docker daemon, and the tests look only at their own.
+SESSION = os.environ.setdefault(SESSION_ENV, f"tests-{uuid.uuid4().hex[:12]}")
 
 TASK_TOML = """id = "tiny"
 title = "Tiny"
@@ -88,9 +94,10 @@ def connect_docker() -> Any:
 def assert_no_leftovers(request: pytest.FixtureRequest) -> None:
     if "docker_client" in request.fixturenames:
         client = request.getfixturevalue("docker_client")
-        left = client.containers.list(all=True, filters={"label": LABEL})
+        mine = {"label": f"{LABEL_SESSION}={SESSION}"}
+        left = client.containers.list(all=True, filters=mine)
         assert left == [], f"containers left behind: {[c.name for c in left]}"
-        networks = client.networks.list(filters={"label": LABEL})
+        networks = client.networks.list(filters=mine)
         assert networks == [], f"networks left behind: {[n.name for n in networks]}"
 
 

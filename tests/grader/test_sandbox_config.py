@@ -3,6 +3,7 @@ choices refused before any container starts."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,7 +15,8 @@ from grader.drivers import DriverError, resolve_driver
 from grader.lifecycle import AttemptOptions, prepare_agent
 from grader.sandbox import AgentConfigError, GatewayError, Usage, load_agent_config, parse_gateway, parse_usage
 from grader.sandbox.agent import passed_environment
-from grader.sandbox.gateway import parse_proxy_log, proxy_script
+from grader.sandbox.gateway import proxy_script
+from grader.sandbox.metering import BodyReader, Meter, price_of
 from grader.sandbox.usage import MAX_BYTES, read_usage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,39 +82,68 @@ def test_reading_the_file_never_follows_links_nor_blocks(tmp_path: Path) -> None
 
 
 def test_gateway_settings() -> None:
-    gw = parse_gateway("https://LLM.example.com/v1", allow=["llm.example.com:443", "auth.example.com:8443"],
-                       url_env=["ANTHROPIC_BASE_URL"])
-    assert [str(e) for e in gw.allow] == ["auth.example.com:8443", "llm.example.com:443"]
-    assert gw.environment() == {"GRADER_GATEWAY_URL": "https://LLM.example.com/v1",
-                                "ANTHROPIC_BASE_URL": "https://LLM.example.com/v1"}
-    by_address = parse_gateway("http://172.17.0.1:8080/v1")
-    assert by_address.inside_url() == "http://grader-gateway:8080/v1"
-    assert by_address.as_dict() == {"allow": ["172.17.0.1:8080"], "connect_timeout": 10, "egress_network": "bridge"}
+    gw = parse_gateway("https://LLM.example.com/v1?x=1", allow=["llm.example.com:443"], url_env=["ANTHROPIC_BASE_URL"],
+                       key_env="ANTHROPIC_API_KEY", key_header="X-Api-Key", prices={"m": [1, 2.5]})
+    assert [str(e) for e in gw.allow] == ["llm.example.com:443"]
+    assert gw.environment(4100) == {"GRADER_GATEWAY_URL": "http://grader-gateway:4100/v1?x=1",
+                                    "ANTHROPIC_BASE_URL": "http://grader-gateway:4100/v1?x=1"}
+    assert (gw.key_header, gw.prices) == ("x-api-key", (("m", 1.0, 2.5),))
+    assert parse_gateway("http://172.17.0.1:8080/v1").as_dict() == {
+        "allow": ["172.17.0.1:8080"], "connect_timeout": 10, "egress_network": "bridge", "metered": True,
+        "key_header": ""}
     for url, message in [("ftp://x/", "expected http"), ("https://u:p@x/", "credentials"),
                          ("http://[::1]:80/", "IPv6"), ("http://a_b/", "not a host name")]:
         with pytest.raises(GatewayError, match=message):
             parse_gateway(url)
-    with pytest.raises(GatewayError, match="share port 443"):
+    with pytest.raises(GatewayError, match=r"b\.example:443: the metered gateway forwards to a\.example:443 only"):
         parse_gateway("https://a.example/", allow=["b.example:443"])
-    with pytest.raises(GatewayError, match="at most 8"):
-        parse_gateway("http://a.example:1/", allow=[f"a.example:{p}" for p in range(2, 10)])
     with pytest.raises(GatewayError, match="connect_timeout"):
         parse_gateway("http://a.example/", connect_timeout=0)
+    with pytest.raises(GatewayError, match="key_env and key_header go together"):
+        parse_gateway("http://a.example/", key_env="K")
+    with pytest.raises(GatewayError, match="prices 'm': expected"):
+        parse_gateway("http://a.example/", prices={"m": [1]})
 
 
-def test_the_proxy_forwards_to_the_allow_list_only() -> None:
-    gw = parse_gateway("https://llm.example/v1", allow=["172.17.0.1:8080"], connect_timeout=7)
-    script = proxy_script(gw, {e: f"10.0.0.{i}" for i, e in enumerate(gw.allow)})
-    assert script.count("nc -ll -p") == 2
-    assert "nc -ll -p 8080 -e sh -c" in script and "nc -w 7 10.0.0.0 8080" in script
-    assert "nc -ll -p 443 -e sh -c" in script and "nc -w 7 10.0.0.1 443" in script
-    report = parse_proxy_log("grader-proxy: ready\ngrader-proxy: ok llm.example:443 \n"
-                             "grader-proxy: timeout llm.example:443 nc: timed out\n"
-                             "grader-proxy: closed llm.example:443 nc: reset\nnoise\n")
-    assert (report.connections, report.timeouts, report.errors) == (3, ["llm.example:443 nc: timed out"], [])
-    assert report.infra_outcome() == "infra_timeout"
-    assert parse_proxy_log("grader-proxy: error x:1 nc: can't connect").infra_outcome() == "infra_error"
-    assert parse_proxy_log("grader-proxy: ok x:1").infra_outcome() is None
+def test_the_proxy_forwards_to_the_meter_only() -> None:
+    script = proxy_script(4100, "172.17.0.1", 7)
+    assert script.count("nc -ll -p") == 1 and "nc -ll -p 4100 -e nc -w 7 172.17.0.1 4100" in script
+
+
+OPENAI = {"id": "c1", "model": "gpt-4o-2024-08-06", "usage": {"prompt_tokens": 1000, "completion_tokens": 200}}
+ANTHROPIC_SSE = (b'event: message_start\ndata: {"type": "message_start", "message": {"model": "claude-3-5-haiku-1", '
+                 b'"usage": {"input_tokens": 900, "cache_read_input_tokens": 100, "output_tokens": 1}}}\n\n'
+                 b'event: content_block_delta\ndata: {"type": "content_block_delta", "delta": {"text": "hi"}}\n\n'
+                 b'event: message_delta\ndata: {"type": "message_delta", "usage": {"output_tokens": 150}}\n\n'
+                 b'event: message_delta\ndata: {"type": "message_delta", "usage": {"output_tokens": 300}}\n\n')
+
+
+def test_the_meter_reads_usage_from_json_and_event_streams() -> None:
+    meter = Meter("http://x/", prices={"gpt-4o": (1.0, 1.0)})   # the agent file's price beats the built-in one
+    whole = BodyReader("application/json")
+    whole.feed(json.dumps(OPENAI).encode())
+    meter.count(whole.close())
+    stream = BodyReader("text/event-stream; charset=utf-8")
+    for i in range(0, len(ANTHROPIC_SSE), 7):   # split anywhere: lines are joined again
+        stream.feed(ANTHROPIC_SSE[i:i + 7])
+    meter.count(stream.close())
+    openai_stream = BodyReader("text/event-stream")
+    openai_stream.feed(b'data: {"model": "gpt-4o-mini", "choices": []}\n\ndata: {"model": "gpt-4o-mini", "usage": '
+                       b'{"prompt_tokens": 10, "completion_tokens": 5}}\n\ndata: [DONE]\n\n')
+    meter.count(openai_stream.close())
+    report = meter.close()
+    assert (report.requests, report.tokens_in, report.tokens_out) == (3, 1000 + 1000 + 10, 200 + 300 + 5)
+    expected = (1200 * 1.0 + 1000 * 0.8 + 300 * 4.0 + 10 * 0.15 + 5 * 0.6) / 1e6
+    assert report.cost_usd is not None and abs(report.cost_usd - expected) < 1e-12
+    unknown = Meter("http://x/")
+    silent = BodyReader("application/json")
+    silent.feed(b'{"model": "mystery-1", "usage": {"input_tokens": 5, "output_tokens": 1}}')
+    unknown.count(silent.close())
+    unknown.count(BodyReader("application/json").close())
+    assert unknown.report.cost_usd is None and unknown.report.warnings() == [
+        "gateway: no list price for model 'mystery-1': cost recorded as NULL",
+        "gateway: 1 of 2 responses reported no usage"]
+    assert price_of("claude-3-5-haiku-20241022", {}) == (0.8, 4.0)
 
 
 AGENT = """name = "tester"

@@ -128,6 +128,7 @@ def test_root_only_operations_fail(docker_client: Any, image: str, tmp_path: Pat
         "for f in /x /etc/x /bin/x /task/x /stage/x /home/x; do touch $f 2>/dev/null && echo ESCAPED write $f; done;"
         "ping -c 1 -W 1 127.0.0.1 >/dev/null 2>&1 && echo ESCAPED raw-socket;"
         "su -c true root </dev/null 2>/dev/null && echo ESCAPED su;"
+        "printf '#!/bin/sh\\necho HOME_EXEC_OK\\n' > $HOME/run && chmod +x $HOME/run && $HOME/run;"
         "ls /dev | tr '\\n' ' '; echo; echo done")
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -139,6 +140,7 @@ def test_root_only_operations_fail(docker_client: Any, image: str, tmp_path: Pat
     assert result.logs.splitlines()[0] == "10001"
     assert "CapEff:\t0000000000000000" in result.logs and "NoNewPrivs:\t1" in result.logs
     assert "ESCAPED" not in result.logs, result.logs
+    assert "HOME_EXEC_OK" in result.logs, "the home tmpfs is not noexec (docs/sandbox.md)"
     assert "done" in result.logs
     assert (workspace / "mine").is_file()  # the workspace is the one writable place
     devices = set(result.logs.split("done")[0].splitlines()[-1].split())

@@ -99,3 +99,26 @@ def test_the_host_refuses_a_verdict_about_something_else(make_task: Callable[...
         check_verdict(task, wrong, json.dumps({"verdict": forged, "timings": {}}).encode())
     with pytest.raises(GradingError, match="not readable"):
         check_verdict(task, wrong, b"{}")
+
+
+WARMTH = """
+import importlib.util, os, sys
+from pathlib import Path
+import grader.pipeline, engine, json
+loaded = [m for m in (grader.pipeline, engine, json)]
+print("bytecode", all(Path(importlib.util.cache_from_source(m.__file__)).is_file() for m in loaded))
+print("compiled", [m.__name__ for m in loaded if m.__spec__.cached is None])
+from grader.l1._stubcache import stubs_dir
+print("stubs", str(stubs_dir()).startswith("/opt/grader-l1/"), os.access("/opt/grader-l1", os.W_OK))
+"""
+
+
+def test_the_grader_image_carries_its_bytecode_and_stubs(docker_client: Any, make_task: Callable[..., Path]) -> None:
+    """Every grade would otherwise compile the grader and the standard library (the image is read-only) and
+    write the L1 stubs: the image build does both once (grader/grading_container/warm.py)."""
+    root = make_task()
+    status, logs = probe_grading_container(find_task(str(root)), root / "solutions" / "oracle", WARMTH,
+                                           docker_client=docker_client)
+    assert status == 0, logs
+    assert "bytecode True" in logs and "compiled []" in logs, logs
+    assert "stubs True False" in logs, logs   # the baked stubs, which the grading user cannot change

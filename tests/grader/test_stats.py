@@ -405,3 +405,17 @@ def test_pairwise_ci_uses_the_same_exact_quantile_as_the_scores() -> None:
     view = result.pairwise("a", "b")
     diffs = (result.replicate_numerators[:, 0] - result.replicate_numerators[:, 1])[:, None]
     assert view["ci"] == [interpolated(diffs, result.denominator, level)[0] for level in tail_levels(0.95)]
+
+
+def test_clopper_pearson_equals_scipy_stats_beta_quantiles_bit_for_bit() -> None:
+    """At 0% and 100% clopper_pearson evaluates Beta(1, n) and Beta(n, 1) quantiles in closed form, to spare
+    boards scipy.stats' import; the definition is scipy.stats.beta.ppf, so the two must agree exactly, across
+    small and large boards and other confidence levels."""
+    from scipy.stats import beta
+
+    for confidence, (low, high) in ((0.95, (0.025, 0.975)), (0.9, (0.05, 0.95)), (0.99, (0.005, 0.995))):
+        for attempts in (*range(1, 200), 250, 1000, 4096, 10_007, 123_457):
+            for passes in sorted({0, 1, attempts // 3, attempts - 1, attempts}):
+                lower = 0.0 if passes == 0 else float(beta.ppf(low, passes, attempts - passes + 1))
+                upper = 1.0 if passes == attempts else float(beta.ppf(high, passes + 1, attempts - passes))
+                assert clopper_pearson(passes, attempts, confidence) == (lower, upper), (passes, attempts)

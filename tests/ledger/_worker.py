@@ -1,12 +1,14 @@
 """A ledger writer in its own process, for the crash, concurrency and throughput tests.
 
-    python -m tests.ledger._worker URL [--count N] [--hang] [--wait] [--wait-open] [--open-rounds R] [--tag T]
+    python -m tests.ledger._worker URL [--count N] [--batch B] [--hang] [--wait] [--wait-open] [--open-rounds R]
+                                   [--tag T]
 
 --open-rounds R: first, R times, print "loaded", read a database URL from stdin, open and close a Ledger on it,
 print "opened".  --wait-open: print "loaded" and read one line from stdin before opening the ledger at URL.
 Then print "ready"; with --wait, read one line from stdin before writing (a start gun for concurrent writers).
 Prints "ok <result hash>" after each committed record_attempt (--count 0: forever), then "done <count>
-<seconds>".  With --hang it stops inside the transaction of its first record_attempt, after the attempt row is
+<seconds>".  With --batch B it records B results per transaction (record_attempts) and prints their hashes after
+each commit.  With --hang it stops inside the transaction of its first record_attempt, after the attempt row is
 appended and before its result, prints "inside", and sleeps until killed.
 """
 
@@ -17,7 +19,8 @@ import sys
 import tempfile
 import time
 
-from ledger import Ledger, record_attempt
+from evidence import AttemptOutcome
+from ledger import AttemptRecord, Ledger, record_attempts
 from ledger._models import AttemptRow
 from tests.ledger import synth
 
@@ -30,6 +33,7 @@ def main() -> None:
     parser.add_argument("--wait", action="store_true")
     parser.add_argument("--wait-open", action="store_true")
     parser.add_argument("--open-rounds", type=int, default=0)
+    parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--tag", default="w")
     args = parser.parse_args()
 
@@ -60,13 +64,17 @@ def main() -> None:
         start = time.perf_counter()
         n = 0
         while args.count == 0 or n < args.count:
-            facts = synth.task(n % 5)
-            rhash = record_attempt(ledger, facts, synth.verdict(facts, n, artifact=folders[n % 3]),
-                                   {"agent": 0.5, "grade": 0.25},
-                                   folders[n % 3], driver=f"synthetic:{args.tag}", repetition=n,
-                                   model=synth.MODEL)
-            n += 1
-            print("ok", rhash, flush=True)
+            size = args.batch if args.count == 0 else min(args.batch, args.count - n)
+            records = []
+            for i in range(n, n + size):
+                facts = synth.task(i % 5)
+                records.append(AttemptRecord(
+                    facts, f"synthetic:{args.tag}", AttemptOutcome.COMPLETED, {"agent": 0.5, "grade": 0.25},
+                    synth.verdict(facts, i, artifact=folders[i % 3]), folders[i % 3], repetition=i,
+                    model=synth.MODEL))
+            for rhash in record_attempts(ledger, records):
+                print("ok", rhash, flush=True)
+            n += size
         print("done", n, f"{time.perf_counter() - start:.6f}", flush=True)
     ledger.close()
 

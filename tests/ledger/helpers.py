@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -81,6 +82,9 @@ def worker_env() -> dict[str, str]:
     return env
 
 
+COMMITTED = re.compile(r"ok [0-9a-f]{64}\n")
+
+
 class Writer:
     """A `python -m tests.ledger._worker` process (see that module for its protocol)."""
 
@@ -103,8 +107,7 @@ class Writer:
         """Read lines until one starting with word (collecting committed result hashes on the way)."""
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
-            if line.startswith("ok "):
-                self.committed.append(line.split()[1])
+            self._note(line)
             if line.startswith(word):
                 return line.strip()
         late = " (killed: over its deadline)" if self.overdue else ""
@@ -124,8 +127,13 @@ class Writer:
         """After the process ended: collect the committed hashes it printed last."""
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
-            if line.startswith("ok "):
-                self.committed.append(line.split()[1])
+            self._note(line)
+
+    def _note(self, line: str) -> None:
+        """Keep a committed result's hash; a line cut short by SIGKILL names none (its result may still be in
+        the ledger: tests check that what was printed is there, not the converse)."""
+        if COMMITTED.fullmatch(line):
+            self.committed.append(line.split()[1])
 
     def finish(self, timeout: float = 60) -> None:
         """Close stdin (a writer waiting on it then exits), wait for the process, killing it if it hangs."""

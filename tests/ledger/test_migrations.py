@@ -98,3 +98,15 @@ def test_writers_opening_an_empty_database_together(ledger_url: str, request: py
         assert check_consistent(ledger)["results"] == 12
     finally:
         ledger.close()
+
+
+def test_the_head_read_from_the_files_is_alembics_head() -> None:
+    """head_revision() parses migrations/versions/ to spare read-only commands Alembic's import."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from ledger._store import MIGRATIONS
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    assert head_revision() == ScriptDirectory.from_config(config).get_current_head()

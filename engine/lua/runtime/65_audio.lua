@@ -22,6 +22,11 @@ M.Play = function(self, sound, frequency, gain, panning)
   if panning then c.Panning = panning end
 end
 M.Stop = function(self) local c = comp_rec(self); c.playing = false end
+M.StopImmediate = M.Stop   -- no declick fade to skip: there is no sound
+M.IsFadingIn = function() return false end
+M.IsFadingOut = function() return false end
+M.SetDeclickEnabled = function(self, enable) comp_rec(self).declick = enable and true or false end
+M.GetDeclickEnabled = function(self) return comp_rec(self).declick == true end
 M.IsPlaying = function(self) return comp_rec(self).playing end
 M.GetSound = function(self) return comp_rec(self).sound end
 M.GetTimePosition = function(self) return comp_rec(self).position end
@@ -83,6 +88,19 @@ A.IsPlaying = function() return true end
 A.Play = function() return true end
 A.Stop = function() end
 A.GetMixRate = function() return 44100 end
+-- Every sound source of every scene (2D and 3D), scenes in creation order, each scene's by component id.
+A.GetSoundSources = function()
+  local out = {}
+  for _, scene in ipairs(E.scenes) do
+    local ids = {}
+    for id, c in pairs(scene.component_ids) do
+      if c.type_name == "SoundSource" or c.type_name == "SoundSource3D" then ids[#ids + 1] = id end
+    end
+    table.sort(ids)
+    for _, id in ipairs(ids) do out[#out + 1] = scene.component_ids[id].proxy end
+  end
+  return out
+end
 A.GetInterpolation = function() return true end
 A.IsStereo = function() return true end
 A.SetMode = function() return true end

@@ -97,6 +97,7 @@ F.Close = function(self)
   if r.open and r.mode ~= FILE_READ then vfs[r.name] = r.data end
   r.open = false
 end
+F.Dispose = F.Close   -- UrhoX: release the file now rather than at collection; its data is kept as Close keeps it
 F.Flush = function(self) local r = frec(self); if r.open and r.mode ~= FILE_READ then vfs[r.name] = r.data end end
 F.IsOpen = function(self) return frec(self).open end
 F.GetName = function(self) return frec(self).name end
