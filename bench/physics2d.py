@@ -9,7 +9,7 @@ node each step), without and with a per-frame Lua Update handler that reads ever
 "Box2D alone" builds the same world directly with the Box2D wheel and steps it, reading nothing.  The ratio is
 engine time over Box2D's, in wall time and in this process's CPU time (steadier on a shared machine).  Target
 (issue 16): at most 1.5x with no Lua handler.  Each figure is the best of --reps runs, the cases interleaved.
-This file is the 2D section; bench/physics.py is the 3D one.
+`python bench/physics.py --only 2d` runs this as the 2D section of the physics bench.
 """
 
 from __future__ import annotations
@@ -96,23 +96,27 @@ def box2d_run(seconds: float) -> tuple[float, float]:
     return time.perf_counter() - t0, time.process_time() - c0
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=10.0)
-    ap.add_argument("--reps", type=int, default=3)
-    args = ap.parse_args()
+def report(seconds: float, reps: int) -> None:
     alone, bare, lua = [], [], []
-    for _ in range(args.reps):
-        alone.append(box2d_run(args.seconds))
-        bare.append(engine_run(args.seconds, handler=False))
-        lua.append(engine_run(args.seconds, handler=True))
-    s = args.seconds
-    print(f"2D physics, {BODIES} Box2D bodies, {s:g} simulated s at 60 Hz (best of {args.reps})")
+    for _ in range(reps):   # interleaved, best of reps: the machine is shared
+        alone.append(box2d_run(seconds))
+        bare.append(engine_run(seconds, handler=False))
+        lua.append(engine_run(seconds, handler=True))
+    s = seconds
+    print(f"2D: {BODIES} Box2D bodies falling into a pile, {s:g} simulated s at 60 Hz (best of {reps})")
     for k, clock in enumerate(("wall", "cpu")):
         a, e, h = (min(x[k] for x in runs) for runs in (alone, bare, lua))
         print(f"  [{clock}] Box2D alone            {s / a:8.1f} sim s / {clock} s")
         print(f"  [{clock}] engine, no Lua handler {s / e:8.1f} sim s / {clock} s   ratio {e / a:5.2f}x (target 1.5x)")
         print(f"  [{clock}] engine, Lua handler    {s / h:8.1f} sim s / {clock} s   ratio {h / a:5.2f}x")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    report(args.seconds, args.reps)
 
 
 if __name__ == "__main__":
