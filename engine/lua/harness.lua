@@ -122,7 +122,9 @@ local node_view_mt = {
       return out
     end
     if key == "var" then return function(_, name) return variant_value(r.vars[name]) end end
-    if key == "physics" then return E.physics3d_view and E.physics3d_view(r, node_view) end   -- 57_physics3d.lua
+    if key == "physics" then   -- 57_physics3d.lua, 57_physics2d.lua
+      return (E.physics3d_view and E.physics3d_view(r, node_view)) or (E.physics2d_view and E.physics2d_view(r, node_view))
+    end
     if key == "component" then
       return function(_, type_name)
         for _, c in ipairs(r.components) do

@@ -92,6 +92,8 @@ FACTORIES.PhysicsWorld2D = function(c)
   c.teleports = {}        -- body records whose node moved since the last hand-over
   c.applying = false      -- true while the step writes nodes (their bodies must not follow)
   c.moving, c.generation = {}, -1   -- the body records of the step's moving-body records, and their generation
+  c.touching, c.ended = {}, {}      -- body -> {other body -> touching fixture pairs} / {other body -> frame ended}
+  c.listening = false               -- contacts gathered (once on, on for good)
   c.on_scene_set = function(x, scene)
     E.subscribe(x, nil, scene.proxy, "SceneSubsystemUpdate", function(_, data)
       if x.update_enabled and not x.removed then E.physics2d_update(x, data.TimeStep:GetFloat()) end
@@ -242,7 +244,7 @@ end
 
 local function body_rec(self) return comp_rec(self) end
 
-local create_fixture, release_fixture, create_joint, release_joint
+local create_fixture, release_fixture, create_joint, release_joint, touch
 
 local function body_props(b)
   return E.host_table({
@@ -280,6 +282,7 @@ local function release_body(b)
   b.vx, b.vy = vx, vy
   b.av = host_call(H.body_get, b.bid, "angularVelocity")
   host_call(H.body_destroy, b.bid)
+  E.physics2d_forget_touches(b)
   b.world.by_bid[b.bid] = nil
   b.bid = nil
 end
@@ -1204,6 +1207,65 @@ end
 
 E._apply2d = apply_transforms   -- (benchmarks time it alone)
 
+-- Which bodies touch which (for batteries: view.physics.contacts), kept from the begin and end contacts of the
+-- steps that gathered them: counts of touching fixture pairs per pair of bodies, and the pairs that stopped
+-- touching, with their frame.
+local TRACK_ALWAYS = 256   -- worlds this small always gather contacts (the cost is Box2D's time in a crowd)
+function touch(w, info, delta)
+  local a, b = info.body_a, info.body_b
+  if a == nil or b == nil then return end
+  for side = 1, 2 do
+    local x, y = a, b
+    if side == 2 then x, y = b, a end
+    local t = w.touching[x]
+    if t == nil then t = {}; w.touching[x] = t end
+    local n = (t[y] or 0) + delta
+    if n <= 0 then
+      t[y] = nil
+      local ended = w.ended[x]
+      if ended == nil then ended = {}; w.ended[x] = ended end
+      ended[y] = E.clock.frame
+    else
+      t[y] = n
+    end
+  end
+end
+
+function E.physics2d_forget_touches(b)
+  local w = b.world
+  if w == nil then return end
+  for other in pairs(w.touching[b] or {}) do
+    local t = w.touching[other]
+    if t then t[b] = nil end
+  end
+  w.touching[b], w.ended[b] = nil, nil
+end
+
+-- A battery's view of a node's 2D body (harness.lua, `view.physics`), or nil when it has none.
+function E.physics2d_view(r, node_view)
+  for _, c in ipairs(r.components) do
+    if c.type_name == "RigidBody2D" and not c.removed then
+      local P = c.proxy
+      local w = c.world
+      local others, seen = {}, {}
+      if w then
+        for other in pairs(w.touching[c] or {}) do seen[other] = true end
+        for other, frame in pairs(w.ended[c] or {}) do
+          if frame == E.clock.frame then seen[other] = true end
+        end
+      end
+      for other in pairs(seen) do if other.node then others[#others + 1] = other end end
+      table.sort(others, function(x, y) return x.id < y.id end)   -- component ids: a deterministic order
+      local contacts = {}
+      for i, other in ipairs(others) do contacts[i] = node_view(other.node) end
+      return {velocity = BM.GetLinearVelocity(P), angular_velocity = BM.GetAngularVelocity(P),
+              awake = BM.IsAwake(P), mass = BM.GetMass(P), body_type = c.body_type, in_world = c.bid ~= nil,
+              contacts = contacts}
+    end
+  end
+  return nil
+end
+
 function E.physics2d_update(w, dt)
   local sender = w.proxy
   E.send_event("PhysicsPreStep", {World = sender, TimeStep = dt}, sender)
@@ -1212,7 +1274,9 @@ function E.physics2d_update(w, dt)
   local presolve = wants_presolve() and presolve_callback(w) or nil
   local contacts = (has_subscribers("PhysicsBeginContact2D") or has_subscribers("NodeBeginContact2D")
     or has_subscribers("PhysicsEndContact2D") or has_subscribers("NodeEndContact2D")) and 2
-    or (E.physics2d_tracking and 1 or 0)
+    or ((w.listening or E.physics2d_tracking or #w.bodies <= TRACK_ALWAYS) and 1 or 0)
+  -- once contacts are gathered, always (begin and end must pair up for `view.physics.contacts`)
+  if contacts > 0 then w.listening = true end
   -- iterations are bounded (MAX_ITERATIONS) so that one step's time is: a game asking for a billion would hang
   local vi, pi = math.min(w.velocity_iterations, MAX_ITERATIONS), math.min(w.position_iterations, MAX_ITERATIONS)
   local ok, moved, generation, begins, ends = pcall(host_call, H.step, w.wid, dt, vi, pi, presolve, contacts)
@@ -1235,6 +1299,8 @@ function E.physics2d_update(w, dt)
     world_send("PhysicsBeginContact2D", w, info)
     node_send("NodeBeginContact2D", info)
   end
+  for _, info in ipairs(begin_infos) do touch(w, info, 1) end
+  for _, info in ipairs(end_infos) do touch(w, info, -1) end
   for _, info in ipairs(end_infos) do
     world_send("PhysicsEndContact2D", w, info)
     node_send("NodeEndContact2D", info)
