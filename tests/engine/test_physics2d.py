@@ -589,3 +589,18 @@ def test_hundreds_of_bodies_each_write_their_own_node() -> None:
       return fall < -0.5
     """)
     assert ok is True
+
+
+def test_static_sprites_keep_their_state() -> None:
+    # Urho2D games put a StaticSprite2D beside their bodies (sample 27): state only, nothing is drawn
+    got = run("""
+      local n = body("Box", 0, 0, BT_DYNAMIC, "box", 1, 1)
+      local s = n:CreateComponent("StaticSprite2D")
+      local before = {s.blendMode, s.flipX, s.color.a, s.layer}
+      s.sprite = cache:GetResource("Sprite2D", "Urho2D/Box.png")
+      s:SetFlip(true, false)
+      s.alpha = 0.5
+      s.layer = 3
+      return {before, s.flipX, s.alpha, s.layer, s.sprite ~= nil}
+    """)
+    assert got == [[3, False, 1.0, 0], True, 0.5, 3, True]
