@@ -35,6 +35,7 @@ MAX_LIVE_FIXTURES = 100_000
 MAX_LIVE_JOINTS = 50_000
 MAX_POLYGON_VERTICES = 8          # Urho3D's Box2D build: b2_maxPolygonVertices (the wheel allows 16)
 MAX_CHAIN_VERTICES = 10_000
+MAX_LIVE_VERTICES = 1_000_000     # chain and polygon vertices of all live fixtures: Box2D's memory is not Lua's
 
 _CONTACT_HEAD = struct.Struct("<3i")       # fixture A, fixture B, point count
 _CONTACT_POINT = struct.Struct("<5d")      # x, y, normal x, normal y, separation
@@ -226,6 +227,8 @@ class Box2DHost:
         self._bodies: dict[int, tuple[int, Any]] = {}      # id -> (world id, b2Body)
         self._fixtures: dict[int, tuple[int, Any]] = {}    # id -> (body id, b2Fixture)
         self._body_fixtures: dict[int, list[int]] = {}     # body id -> its fixtures' ids
+        self._vertices: dict[int, int] = {}                # chain fixture id -> its vertices
+        self._vertex_total = 0
         # Box2D locks a world while it steps; game handlers of PhysicsUpdateContact2D run then (from PreSolve).
         # Changes they make wait for the end of the step, in order; creations are refused (Urho3D asserts).
         self._stepping = False
@@ -364,6 +367,7 @@ class Box2DHost:
             state.moving_changed()
         for fid in self._body_fixtures.pop(bid, []):
             self._fixtures.pop(fid, None)
+            self._vertex_total -= self._vertices.pop(fid, 0)
         # Box2D destroys the body's joints with it (the Lua side releases them first; this is the safety net)
         attached = {int(edge.joint.this) for edge in body.joints}
         for jid, (_, j) in list(self._joints.items()):
@@ -496,6 +500,8 @@ class Box2DHost:
                 points = list(zip(g[0::2], g[1::2], strict=False))
                 if len(points) > MAX_CHAIN_VERTICES:
                     return f"a chain has at most {MAX_CHAIN_VERTICES} vertices"
+                if self._vertex_total + len(points) > MAX_LIVE_VERTICES:
+                    return f"more than {MAX_LIVE_VERTICES} chain vertices alive (the engine's limit)"
                 for (ax, ay), (bx, by) in itertools.pairwise(points):
                     if (ax - bx) ** 2 + (ay - by) ** 2 <= (0.005 * 0.5) ** 2:   # Box2D asserts on these
                         return "a chain's consecutive vertices are too close together"
@@ -526,6 +532,9 @@ class Box2DHost:
         fid = self._new_id()
         fixture.userData = fid
         self._fixtures[fid] = (bid, fixture)
+        if kind == "chain":
+            self._vertices[fid] = len(g) // 2
+            self._vertex_total += len(g) // 2
         self._body_fixtures.setdefault(bid, []).append(fid)
         return fid
 
@@ -534,6 +543,7 @@ class Box2DHost:
         if entry is None:
             return
         bid, fixture = entry
+        self._vertex_total -= self._vertices.pop(fid, 0)
         self._body_fixtures[bid].remove(fid)
         body = self._bodies[bid][1]
         saved = body.massData if keep_mass else None
