@@ -604,3 +604,20 @@ def test_static_sprites_keep_their_state() -> None:
       return {before, s.flipX, s.alpha, s.layer, s.sprite ~= nil}
     """)
     assert got == [[3, False, 1.0, 0], True, 0.5, 3, True]
+
+
+def test_get_rigid_body_at_a_screen_point_goes_through_the_viewport() -> None:
+    at_centre, off = run("""
+      body("Target", 0, 0, BT_STATIC, "box", 2, 2)
+      local camNode = scene_:CreateChild("Camera")
+      camNode.position = Vector3(0, 0, -10)
+      local cam = camNode:CreateComponent("Camera")
+      cam.orthographic = true
+      cam.orthoSize = 10
+      renderer:SetViewport(0, Viewport:new(scene_, cam))
+      local b = world:GetRigidBody(graphics.width // 2, graphics.height // 2)
+      local none = world:GetRigidBody(5, 5)
+      return b and b.node.name, none == nil
+    """)
+    assert at_centre == "Target"
+    assert off is True
