@@ -621,3 +621,25 @@ def test_get_rigid_body_at_a_screen_point_goes_through_the_viewport() -> None:
     """)
     assert at_centre == "Target"
     assert off is True
+
+
+def test_contact_buffers_read_as_urho2d_writes_them() -> None:
+    points = run("""
+      body("Ground", 0, -0.5, BT_STATIC, "box", 20, 1)
+      body("Box", 3, 2, BT_DYNAMIC, "box", 1, 1)
+      local out
+      SubscribeToEvent("PhysicsBeginContact2D", function(_, d)
+        local buf = d["Contacts"]:GetBuffer()
+        out = {}
+        while not buf.eof do
+          local p, n, sep = buf:ReadVector2(), buf:ReadVector2(), buf:ReadFloat()
+          out[#out + 1] = {p.x, p.y, n.x, n.y, sep}
+        end
+      end)
+      step(60)
+      return out
+    """)
+    assert len(points) == 2                                  # a box flat on a box: two manifold points
+    for x, y, nx, ny, sep in points:
+        assert (nx, ny) == (pytest.approx(0.0, abs=1e-6), pytest.approx(1.0))   # from the ground (A) up
+        assert 2.4 < x < 3.6 and y == pytest.approx(0.0, abs=0.05) and -0.05 < sep < 0.05
