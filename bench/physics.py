@@ -1,6 +1,6 @@
 """Physics throughput: simulated seconds per wall second, the engine against the physics library alone.
 
-    python bench/physics.py [--seconds 5] [--bodies 1000] [--reps 2] [--only 3d]
+    python bench/physics.py [--seconds 5] [--bodies 1000] [--reps 2] [--only 3d|2d]
 
 3D: 1,000 boxes (a 10 x 10 grid, 10 layers) fall onto a static floor and settle, through the UrhoX API
 (PhysicsWorld, RigidBody, CollisionShape) at 60 frames a second, once with no Lua handler and once with a per-frame
@@ -8,7 +8,9 @@ Update handler that reads every box node's position.  The floor is the same worl
 engine's pinned solver settings (engine/_bullet.py, SOLVER_SETTINGS), stepped the same number of times.  Target:
 the engine without a handler takes at most 1.5x pybullet's time.
 
-Sections are keyed by name (SECTIONS); the 2D section (Box2D) slots in beside the 3D one.
+2D: bench/physics2d.py's 1,000 Box2D bodies falling into a pile, against Box2D alone (the same target).
+
+Sections are keyed by name (SECTIONS).
 """
 
 from __future__ import annotations
@@ -118,7 +120,17 @@ def section_3d(args: argparse.Namespace) -> None:
     print(f"  target (no handler) <= 1.5x pybullet: {'met' if ok else 'NOT met'}")
 
 
-SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {"3d": section_3d}
+def section_2d(args: argparse.Namespace) -> None:
+    """The 2D section: bench/physics2d.py's scene and figures (Box2D; 1,000 bodies whatever --bodies says)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_physics2d", Path(__file__).resolve().parent / "physics2d.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.report(args.seconds, args.reps)
+
+
+SECTIONS: dict[str, Callable[[argparse.Namespace], None]] = {"3d": section_3d, "2d": section_2d}
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _lua
+from ._box2d import Box2DHost  # 2D physics (issue 16)
 from ._bullet import BulletHost  # 3D physics (issue 16)
 from ._errors import BadInputError
 from ._files import ModuleResolver, read_tree
@@ -158,6 +159,7 @@ def boot_state(registry: Registry | None = None) -> BootedState:
         "builtin_fonts": sorted(STOCK_FONTS),
         "yoga": YogaHost().lua_api(),
         "bullet": BulletHost().lua_api(),   # 3D physics (issue 16): pybullet's client is made at the first world
+        "box2d": Box2DHost().lua_api(),   # 2D physics (issue 16): holds no Box2D object until a PhysicsWorld2D
         "unmeter": host.unmeter,
         "meter": host.meter,
     })

@@ -122,7 +122,9 @@ local node_view_mt = {
       return out
     end
     if key == "var" then return function(_, name) return variant_value(r.vars[name]) end end
-    if key == "physics" then return E.physics3d_view and E.physics3d_view(r, node_view) end   -- 57_physics3d.lua
+    if key == "physics" then   -- 57_physics3d.lua, 57_physics2d.lua
+      return (E.physics3d_view and E.physics3d_view(r, node_view)) or (E.physics2d_view and E.physics2d_view(r, node_view))
+    end
     if key == "component" then
       return function(_, type_name)
         for _, c in ipairs(r.components) do
@@ -232,6 +234,22 @@ function h.count_nodes(pred)
   local n = 0
   walk_nodes(function(r) if not r.is_scene and (pred == nil or pred(node_view(r))) then n = n + 1 end end)
   return n
+end
+-- 2D physics (issue 16, docs/physics2d.md): h.track_contacts2d() starts the engine's contact log (gathering
+-- contacts costs Box2D time, so the engine keeps none until asked); h.contacts2d(since) lists the contacts that
+-- began at or after frame `since` (default: the current frame), oldest first: frame, node_a, node_b (node views),
+-- trigger.  Bodies are read through component views: view:component("RigidBody2D"):get("linearVelocity").
+function h.track_contacts2d() E.physics2d_track() end
+function h.contacts2d(since)
+  since = since or E.clock.frame
+  local out = {}
+  for _, c in ipairs(E.physics2d_log) do
+    if c.frame >= since then
+      out[#out + 1] = {frame = c.frame, node_a = c.node_a and node_view(c.node_a),
+                       node_b = c.node_b and node_view(c.node_b), trigger = c.trigger}
+    end
+  end
+  return out
 end
 -- A primitive global of the game (number, string, boolean), read without running game code.
 function h.global(path)

@@ -77,7 +77,10 @@ end
 E.node_rec = node_rec
 
 local function mark_dirty(r)
-  if r.dirty then return end
+  -- A node a physics step wrote stays dirty but still tells its components of the game's next move
+  -- (moved_by_step: engine/lua/runtime/57_physics2d.lua), so that move reaches its body.
+  if r.dirty and not r.moved_by_step then return end
+  r.moved_by_step = nil
   r.dirty = true
   for _, c in ipairs(r.children) do mark_dirty(c) end
   local comps = r.components

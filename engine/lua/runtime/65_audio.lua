@@ -2,8 +2,13 @@
 local ipairs, setmetatable, tostring = ipairs, setmetatable, tostring
 local comp_rec, REC = E.comp_rec, E.REC
 local SS = class("SoundSource")
+-- Every sound source ever made, in creation order: the frame advances these, not every component of the scene.
+local sources = {}
 local init = E.simple_properties(SS, {Gain = 1.0, Attenuation = 1.0, Panning = 0.0, Frequency = 0.0,
-  AutoRemoveMode = 0, SoundType = "Effect"}, function(c) c.playing = false; c.position = 0.0 end)
+  AutoRemoveMode = 0, SoundType = "Effect"}, function(c)
+    c.playing = false; c.position = 0.0
+    sources[#sources + 1] = c
+  end)
 E.COMPONENT_FACTORIES.SoundSource = init
 local M = SS.methods
 M.Play = function(self, sound, frequency, gain, panning)
@@ -29,7 +34,19 @@ M.Seek = function(self, t) comp_rec(self).position = t end
 
 -- Advance playing sources: a non-looping sound stops at its length; AutoRemoveMode applies then.
 function E.update_sound_sources(scene, step)
-  for id, c in pairs(scene.component_ids) do
+  -- the playing sources of this scene, in component-id order (the order a walk of scene.component_ids took)
+  local playing, kept = {}, 0
+  for i = 1, #sources do
+    local c = sources[i]
+    if not c.removed and not (c.node and c.node.removed) then
+      kept = kept + 1
+      sources[kept] = c
+      if c.playing and c.sound and c.node and scene.component_ids[c.id] == c then playing[#playing + 1] = c end
+    end
+  end
+  for i = #sources, kept + 1, -1 do sources[i] = nil end
+  if #playing > 1 then table.sort(playing, function(a, b) return a.id < b.id end) end
+  for _, c in ipairs(playing) do
     if c.playing and c.sound then
       c.position = c.position + step
       local snd = REC[c.sound]
