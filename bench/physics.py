@@ -76,8 +76,9 @@ def _engine_3d(bodies: int, frames: int, handler: bool) -> float:
 
 
 def _pybullet_3d(bodies: int, frames: int) -> float:
-    from engine._bullet import SOLVER_SETTINGS, _import_pybullet
-    p = _import_pybullet()
+    from engine import BULLET_SOLVER_SETTINGS as SOLVER_SETTINGS
+    from engine import import_pybullet
+    p = import_pybullet()
     cid = p.connect(p.DIRECT)
     try:
         p.setPhysicsEngineParameter(physicsClientId=cid, fixedTimeStep=1 / 60, numSolverIterations=10,

@@ -10,6 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
+    "._bullet": ("BULLET_SOLVER_SETTINGS", "import_pybullet"),
     "._engine": ("BootedState", "Engine", "RunReport", "boot_state", "to_python"),
     "._errors": ("BadInputError", "EngineError", "SetupError"),
     "._evidence": ("canonical_json", "digest", "run_evidence"),
@@ -25,6 +26,7 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
     "API_VERSION",
+    "BULLET_SOLVER_SETTINGS",
     "ENGINE_NAME",
     "ENGINE_VERSION",
     "OUTCOMES",
@@ -47,6 +49,7 @@ __all__ = [
     "digest",
     "engine_build",
     "execute",
+    "import_pybullet",
     "load_registry",
     "run_evidence",
     "run_in_subprocess",

@@ -205,7 +205,7 @@ class BulletHost:
 
     def _pybullet(self) -> Any:
         if self._p is None:
-            self._p = _import_pybullet()
+            self._p = import_pybullet()
         return self._p
 
     def lua_api(self) -> dict[str, Callable[..., Any]]:
@@ -1124,7 +1124,7 @@ class BulletHost:
                 p.removeBody(uid, physicsClientId=cid)
 
 
-def _import_pybullet() -> Any:
+def import_pybullet() -> Any:
     """pybullet, imported on first use (runs without physics never pay for it); its C code prints its build time
     at import, which would land in the grader's output and logs, so stdout and stderr point elsewhere meanwhile."""
     import os
@@ -1172,3 +1172,6 @@ def _lua_list(table: Any) -> list[Any]:
             return out
         out.append(v)
         i += 1
+
+
+BULLET_SOLVER_SETTINGS = SOLVER_SETTINGS   # exported by the engine package (the bench steps pybullet alike)

@@ -44,7 +44,7 @@ REPOSITORY = "grader-runtime-base"
 GRADE_REPOSITORY = "grader-grade"
 MANIFEST_LABEL = "grader.runtime.manifest"
 GRADER_UID = 10002
-NOT_FOR_GRADING = frozenset({"sqlalchemy", "alembic", "psycopg", "psycopg-binary", "psycopg-c", "numpy", "scipy",
+NOT_FOR_GRADING = frozenset({"sqlalchemy", "alembic", "psycopg", "psycopg-binary", "psycopg-c", "scipy",
                              "docker", "rich"})
 STDLIB_SKIP = frozenset({"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "site-packages",
                          "__pycache__", "pydoc_data"})
