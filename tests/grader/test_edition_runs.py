@@ -1,0 +1,237 @@
+"""Planned editions from the command line: plan (models.toml validated field by field), run with worker
+processes (resumable, each planned attempt recorded once), show, publish (identical bytes, then frozen); and the
+crash test: the runner SIGKILLed at random points, re-run, every planned attempt recorded exactly once."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import text
+
+from grader.cli import cli
+from ledger import Ledger
+from tests.ledger.helpers import raw
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.output
+
+
+def grader(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    """`grader ARGS` as its own process (and process group), from this checkout."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, "-m", "grader", *args], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def finished(*args: str, cwd: Path, timeout: float = 120) -> tuple[int, str, str]:
+    proc = grader(*args, cwd=cwd)
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out, err
+
+
+@pytest.fixture
+def tiny_suite(make_task: Callable[..., Path]) -> Path:
+    """Three tiny tasks (a Box at x = 3): an oracle passes each, nop fails each."""
+    for name in ("alpha", "beta", "gamma"):
+        root = make_task(name)
+    return root.parent
+
+
+def counted_per_item(url: str, edition_id: int) -> list[int]:
+    """For each planned attempt, how many counted attempts the ledger holds for it (by model, task, rep)."""
+    with raw(url) as conn:
+        return [row[0] for row in conn.execute(text(
+            "SELECT (SELECT count(*) FROM attempts a WHERE a.edition_id = p.edition_id AND a.driver = p.driver "
+            "AND a.task_hash = p.task_hash AND a.repetition = p.repetition "
+            "AND a.outcome IN ('completed', 'agent_error', 'agent_timeout')) "
+            "FROM plan_items p WHERE p.edition_id = :e ORDER BY p.id"), {"e": edition_id})]
+
+
+def test_plan_run_resume_show_and_publish(tmp_path: Path, tiny_suite: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    code, out = invoke("edition", "plan", "nightly", "--suite", str(tiny_suite), "--reps", "2", "--database", db,
+                       "--json")
+    assert code == 0, out
+    planned = json.loads(out)
+    assert (planned["models"], planned["tasks"], planned["attempts"]) == (["oracle", "nop"], 3, 12)
+    code, out, err = finished("edition", "run", "nightly", "--workers", "2", "--database", db, "--json",
+                              cwd=tmp_path)
+    assert code == 0, err
+    summary = json.loads(out)
+    assert (summary["recorded"], summary["missing"], summary["this_run"]["attempts"]) == (12, 0, 12)
+    assert summary["models"]["oracle"]["pass_rate"] == 1.0 and summary["models"]["nop"]["pass_rate"] == 0.0
+    assert "oracle" in err and "eta" in err   # the progress went to stderr
+    # re-running does only what is missing: nothing
+    code, out, _ = finished("edition", "run", "nightly", "--database", db, "--json", cwd=tmp_path)
+    assert code == 0 and json.loads(out)["this_run"]["attempts"] == 0
+    assert counted_per_item(db, planned["id"]) == [1] * 12
+    code, out = invoke("edition", "show", "nightly", "--database", db, "--json")
+    shown = json.loads(out)
+    assert (shown["planned"], shown["recorded"], shown["published_at"]) == (12, 12, None)
+    assert shown["plan"]["repetitions"] == 2 and shown["queue"] == {"done": 12}
+
+    site = tmp_path / "site"
+    code, out = invoke("edition", "publish", "nightly", "--out", str(site), "--database", db, "--json")
+    assert code == 0, out
+    first = {p.relative_to(site): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+    assert set(first) == {Path("index.html"), Path("nightly/snapshot.json"), Path("nightly/index.html")}
+    assert b'href="nightly/index.html"' in first[Path("index.html")]
+    code, again = invoke("edition", "publish", "nightly", "--out", str(site), "--database", db, "--json")
+    assert code == 0 and json.loads(again)["published_at"] == json.loads(out)["published_at"]
+    assert {p.relative_to(site): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()} == first
+    snapshot = json.loads(first[Path("nightly/snapshot.json")])
+    assert snapshot["edition"]["name"] == "nightly" and snapshot["summary"]["counted_attempts"] == 12
+    # frozen: the runner refuses, and so does the ledger for anyone recording under it
+    code, _, err = finished("edition", "run", "nightly", "--database", db, cwd=tmp_path)
+    assert code == 2 and "it is frozen" in err and "Traceback" not in err
+    code, out = invoke("run", "--suite", "public", "--agent", "oracle", "--edition", "nightly", "--database", db,
+                       "--runs-dir", str(tmp_path / "runs"))
+    assert code == 2
+    # a second edition joins the archive, listed in order of publication
+    assert invoke("edition", "plan", "second", "--suite", str(tiny_suite), "--baseline", "oracle", "--database",
+                  db)[0] == 0
+    code, _, err = finished("edition", "run", "second", "--database", db, cwd=tmp_path)
+    assert code == 0, err
+    code, out = invoke("edition", "publish", "second", "--out", str(site), "--database", db)
+    assert code == 0, out
+    page = (site / "index.html").read_text()
+    assert page.index("nightly/index.html") < page.index("second/index.html")
+    assert (site / "nightly" / "snapshot.json").read_bytes() == first[Path("nightly/snapshot.json")]
+    code, out = invoke("ledger", "verify", "--database", db)
+    assert code == 0, out
+
+
+def test_publishing_an_incomplete_edition_is_refused(tmp_path: Path, tiny_suite: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    assert invoke("edition", "plan", "n", "--suite", str(tiny_suite), "--database", db)[0] == 0
+    code, out = invoke("edition", "publish", "n", "--out", str(tmp_path / "site"), "--database", db)
+    assert code == 2 and out == ("Error: edition 'n': 6 planned attempts are not recorded yet (run `grader edition "
+                                 "run n`): not published\n")
+    assert not (tmp_path / "site").exists()
+
+
+MODEL = """[models.alpha]
+provider = "acme"
+model = "alpha"
+version = "2026-01-15"
+driver = "oracle"
+concurrency = 2
+
+[models.alpha.reasoning]
+mode = "high"
+budget_tokens = 8000
+
+[models.alpha.prices]
+input_per_mtok = 3.0
+output_per_mtok = 15.0
+source = "https://acme.example/pricing"
+"""
+
+
+def test_models_toml_drives_the_plan_and_the_prices(tmp_path: Path, tiny_suite: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    models = tmp_path / "models.toml"
+    models.write_text(MODEL)
+    code, out = invoke("edition", "plan", "m", "--suite", str(tiny_suite), "--models", str(models), "--baseline",
+                       "nop", "--database", db, "--json")
+    assert code == 0, out
+    assert json.loads(out)["models"] == ["acme/alpha@2026-01-15 [high]", "nop"]
+    code, _, err = finished("edition", "run", "m", "--workers", "2", "--database", db, cwd=tmp_path)
+    assert code == 0, err
+    code, out = invoke("edition", "publish", "m", "--out", str(tmp_path / "site"), "--database", db, "--json")
+    assert code == 0, out
+    snapshot = json.loads((tmp_path / "site" / "m" / "snapshot.json").read_text())
+    assert snapshot["prices"]["acme/alpha@2026-01-15 [high]"]["input_per_mtok"] == 3.0
+    overall = {r["model"]: r for r in snapshot["boards"]["overall"]["models"]}
+    assert overall["acme/alpha@2026-01-15 [high]"]["score"] == 1.0 and overall["nop"]["score"] == 0.0
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda s: s.replace('version = "2026-01-15"', 'version = "latest"'),
+     "models.alpha.version: 'latest' is not a pinned version"),
+    (lambda s: s.replace('driver = "oracle"', 'driver = "gpt"'),
+     "models.alpha.driver: unknown agent driver 'gpt' (known: command, nop, oracle, replay)"),
+    (lambda s: s.replace('driver = "oracle"', 'driver = "command:missing.toml"'),
+     "models.alpha.driver: missing.toml: no such agent file"),
+    (lambda s: s.replace("concurrency = 2", "concurrency = 0"),
+     "models.alpha.concurrency: must be an integer from 1 to 256, got 0"),
+    (lambda s: s.replace("input_per_mtok = 3.0", "input_per_mtok = -1"),
+     "models.alpha.prices.input_per_mtok: must be a number of USD per million tokens >= 0, got -1"),
+    (lambda s: s.replace("output_per_mtok = 15.0\n", ""), "models.alpha.prices.output_per_mtok: missing"),
+    (lambda s: s.replace('model = "alpha"\n', ""), "models.alpha.model: missing"),
+    (lambda s: s.replace("budget_tokens", "budget"), "models.alpha.reasoning: unknown field(s) budget"),
+    (lambda s: s + "\n[models.beta]\nprovider = 1\n", "models.beta.provider: must be a non-empty string"),
+    (lambda s: s + '[models.again]\nprovider = "acme"\nmodel = "alpha"\nversion = "2026-01-15"\ndriver = "nop"\n'
+     '[models.again.reasoning]\nmode = "high"\n[models.again.prices]\ninput_per_mtok = 1\noutput_per_mtok = 1\n',
+     "models.again: the same model as models.alpha (acme/alpha@2026-01-15 [high])"),
+    (lambda s: "[models\n", "not valid TOML"),
+])
+def test_a_bad_models_toml_is_one_line_naming_the_field(tmp_path: Path, edit: Callable[[str], str],
+                                                        message: str) -> None:
+    models = tmp_path / "models.toml"
+    models.write_text(edit(MODEL))
+    code, out = invoke("edition", "plan", "bad", "--models", str(models), "--database",
+                       f"sqlite:///{tmp_path / 'l.db'}")
+    assert code == 2 and out.startswith(f"Error: {models}: ") and message in out and out.count("\n") == 1, out
+    with Ledger(f"sqlite:///{tmp_path / 'l.db'}").session() as session:   # nothing half-written
+        assert session.execute(text("SELECT count(*) FROM editions")).scalar() == 0
+
+
+KILLS = 20
+REPS = 6   # 3 tasks x 2 models x 6 repetitions: more planned attempts than kills, so most kills land mid-run
+
+
+def claims(url: str) -> int:
+    with raw(url) as conn:
+        return int(conn.execute(text("SELECT count(*) FROM plan_claims")).scalar() or 0)
+
+
+def test_the_runner_killed_at_random_points_records_every_planned_attempt_once(tmp_path: Path,
+                                                                               tiny_suite: Path) -> None:
+    """SIGKILL the runner (and its workers: its whole process group) KILLS times, then let it finish: every
+    planned attempt has exactly one counted attempt, and the audit chain verifies.  Each kill comes at a random
+    point: after 0 or 1 more attempt is recorded, plus up to a fifth of a second (starting up, attempting,
+    grading, recording, finishing a lease)."""
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    code, out = invoke("edition", "plan", "crashy", "--suite", str(tiny_suite), "--reps", str(REPS), "--database",
+                       db, "--json")
+    assert code == 0, out
+    edition_id, planned = json.loads(out)["id"], json.loads(out)["attempts"]
+    rng = random.Random(17)
+    progress = []
+    for _ in range(KILLS):
+        target = claims(db) + rng.choice((0, 1))
+        proc = grader("edition", "run", "crashy", "--workers", "2", "--database", db, cwd=tmp_path)
+        deadline = time.monotonic() + 30
+        while claims(db) < target and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0, 0.2))
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        progress.append(claims(db))
+        assert max(counted_per_item(db, edition_id)) <= 1
+    code, out, err = finished("edition", "run", "crashy", "--workers", "2", "--database", db, "--json",
+                              cwd=tmp_path)
+    assert code == 0, err
+    assert counted_per_item(db, edition_id) == [1] * planned
+    assert json.loads(out)["recorded"] == planned
+    print(f"claims after each kill: {progress}")
+    assert sum(0 < p < planned for p in progress) >= KILLS // 2, progress   # most kills landed mid-run
+    code, out = invoke("ledger", "verify", "--database", db)
+    assert code == 0, out
