@@ -235,3 +235,41 @@ def test_the_runner_killed_at_random_points_records_every_planned_attempt_once(t
     assert sum(0 < p < planned for p in progress) >= KILLS // 2, progress   # most kills landed mid-run
     code, out = invoke("ledger", "verify", "--database", db)
     assert code == 0, out
+
+
+def test_infra_failures_are_retried_to_their_limit_never_counted_and_tried_again_by_the_next_run(
+        tmp_path: Path, tiny_suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first three sandbox fills fail (injected around grader.lifecycle.fill_workspace, counted in a file so
+    the forked workers share the count): with one retry, the first planned attempt (oracle) fails twice and is
+    left `failed`, the second (nop) goes through on its retry; the next run completes the first.  nop's failing verdicts
+    are agent outcomes: each is attempted once, never again."""
+    import grader.lifecycle
+    from evidence import AttemptOutcome
+    from grader.edition_run import RunOptions, run_edition
+    from grader.lifecycle import SandboxInfraError
+
+    counter = tmp_path / "fills"
+    counter.write_text("0")
+    real = grader.lifecycle.fill_workspace
+
+    def fill(task: object, paths: object, agent: object, attempt_id: str) -> object:
+        n = int(counter.read_text()) + 1
+        counter.write_text(str(n))
+        if n <= 3:
+            raise SandboxInfraError("sandbox infra_error: injected", AttemptOutcome.INFRA_ERROR, None, 0.5)
+        return real(task, paths, agent, attempt_id)   # type: ignore[arg-type]
+
+    monkeypatch.setattr(grader.lifecycle, "fill_workspace", fill)
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    assert invoke("edition", "plan", "flaky", "--suite", str(tiny_suite), "--database", db)[0] == 0
+    options = RunOptions(workers=1, infra_retries=1, runs_dir=tmp_path / "runs")
+    first = run_edition(db, "flaky", options)
+    assert (first.recorded, first.missing) == (5, 1)
+    assert first.after["oracle"].outcomes == {"completed": 2, "infra failures": 2}
+    assert first.after["nop"].outcomes == {"completed": 3, "infra failures": 1}
+    second = run_edition(db, "flaky", options)
+    assert (second.recorded, second.missing, len([e for e in second.events if "outcome" in e])) == (6, 0, 1)
+    with raw(db) as conn:
+        outcomes = dict(conn.execute(text("SELECT outcome, count(*) FROM attempts GROUP BY outcome")).all())
+    assert outcomes == {"completed": 6, "infra_error": 3}
+    assert counted_per_item(db, second.edition_id) == [1] * 6
