@@ -21,6 +21,7 @@ from sqlalchemy import text
 
 from grader.cli import cli
 from ledger import Ledger
+from tests.ledger.conftest import pg_server, pg_url  # noqa: F401  (the ledger tests' PostgreSQL fixtures)
 from tests.ledger.helpers import raw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,6 +114,28 @@ def test_plan_run_resume_show_and_publish(tmp_path: Path, tiny_suite: Path) -> N
     assert page.index("nightly/index.html") < page.index("second/index.html")
     assert (site / "nightly" / "snapshot.json").read_bytes() == first[Path("nightly/snapshot.json")]
     code, out = invoke("ledger", "verify", "--database", db)
+    assert code == 0, out
+
+
+def test_two_workers_share_an_edition_on_postgresql(tmp_path: Path, tiny_suite: Path,
+                                                    pg_url: str) -> None:  # noqa: F811 (the fixture)
+    """The same run on PostgreSQL, where leasing locks the queue table rather than the whole database; two
+    processes killed mid-run first."""
+    code, out = invoke("edition", "plan", "pg", "--suite", str(tiny_suite), "--reps", "2", "--database", pg_url,
+                       "--json")
+    assert code == 0, out
+    edition_id = json.loads(out)["id"]
+    for delay in (1.5, 3.0):
+        proc = grader("edition", "run", "pg", "--workers", "2", "--database", pg_url, cwd=tmp_path)
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+    code, out, err = finished("edition", "run", "pg", "--workers", "2", "--database", pg_url, "--json",
+                              cwd=tmp_path)
+    assert code == 0, err
+    assert json.loads(out)["recorded"] == 12
+    assert counted_per_item(pg_url, edition_id) == [1] * 12
+    code, out = invoke("ledger", "verify", "--database", pg_url)
     assert code == 0, out
 
 
