@@ -257,3 +257,29 @@ def edition_publish(name: str, out: Path, database: str | None, as_json: bool) -
     console.print(f"published edition {done.edition_id} [bold]{done.name}[/] ({done.published_at}): "
                   f"{done.folder / 'snapshot.json'} (sha256 {done.snapshot_digest[:16]}), "
                   f"{done.folder / 'index.html'}, archive {done.archive}", highlight=False)
+
+
+@edition.command("diff", help="What changed from edition A to edition B: tasks added, removed or changed (by task "
+                 "and battery hash), models added or removed (ranked on the overall board), and each model's "
+                 "overall score in both with whether the two 95% CIs overlap.")
+@click.argument("a")
+@click.argument("b")
+@database_option
+@json_option
+@handle_errors
+def edition_diff(a: str, b: str, database: str | None, as_json: bool) -> None:
+    from grader.edition_diff import diff_editions
+
+    store = open_ledger(database, create=False)
+    out = diff_editions(store, a, b)
+    if as_json:
+        emit(out)
+        return
+    console.print(f"{out['a']} -> {out['b']}", highlight=False)
+    for key in ("tasks_added", "tasks_removed", "tasks_changed", "models_added", "models_removed"):
+        console.print(f"  {key.replace('_', ' ')}: {', '.join(out[key]) or '-'}", highlight=False)
+    table = Table("model", "score A", "score B", "delta", "95% CIs")
+    for row in out["scores"]:
+        table.add_row(row["model"], f"{row['score_a']:.1%}", f"{row['score_b']:.1%}", f"{row['delta']:+.1%}",
+                      "overlap" if row["cis_overlap"] else "apart")
+    console.print(table)

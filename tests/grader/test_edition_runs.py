@@ -148,6 +148,15 @@ def test_publishing_an_incomplete_edition_is_refused(tmp_path: Path, tiny_suite:
     assert not (tmp_path / "site").exists()
 
 
+BATTERY_CHANGED = """
+harness.start()
+harness.run(0.25)
+local box = harness.find("Box")
+requirement("R1", function(check)
+  check.truthy("a node named Box exists", box)
+end)
+"""
+
 MODEL = """[models.alpha]
 provider = "acme"
 model = "alpha"
@@ -166,7 +175,8 @@ source = "https://acme.example/pricing"
 """
 
 
-def test_models_toml_drives_the_plan_and_the_prices(tmp_path: Path, tiny_suite: Path) -> None:
+def test_models_toml_drives_the_plan_and_the_prices(tmp_path: Path, tiny_suite: Path,
+                                                    make_task: Callable[..., Path]) -> None:
     db = f"sqlite:///{tmp_path / 'l.db'}"
     models = tmp_path / "models.toml"
     models.write_text(MODEL)
@@ -182,6 +192,19 @@ def test_models_toml_drives_the_plan_and_the_prices(tmp_path: Path, tiny_suite: 
     assert snapshot["prices"]["acme/alpha@2026-01-15 [high]"]["input_per_mtok"] == 3.0
     overall = {r["model"]: r for r in snapshot["boards"]["overall"]["models"]}
     assert overall["acme/alpha@2026-01-15 [high]"]["score"] == 1.0 and overall["nop"]["score"] == 0.0
+    # edition diff: the same edition against itself, then against one of a changed suite
+    code, out = invoke("edition", "diff", "m", "m", "--database", db, "--json")
+    same = json.loads(out)
+    assert code == 0 and [(r["model"], r["delta"], r["cis_overlap"]) for r in same["scores"]] == [
+        ("acme/alpha@2026-01-15 [high]", 0.0, True), ("nop", 0.0, True)]
+    (tiny_suite / "beta" / "battery" / "main.lua").write_text(BATTERY_CHANGED)
+    make_task("delta")
+    assert invoke("edition", "plan", "m2", "--suite", str(tiny_suite), "--database", db)[0] == 0
+    code, out = invoke("edition", "diff", "m", "m2", "--database", db, "--json")
+    changed = json.loads(out)
+    assert (changed["tasks_added"], changed["tasks_removed"], changed["tasks_changed"]) == (
+        ["suite/delta"], [], ["suite/beta"])
+    assert changed["models_removed"] == ["acme/alpha@2026-01-15 [high]", "nop"] and changed["scores"] == []
 
 
 @pytest.mark.parametrize(("edit", "message"), [
