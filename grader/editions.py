@@ -72,6 +72,11 @@ def check(ledger: Ledger, edition: str | int, suite: Suite | None, profile_hashe
     """The edition's id, after checking that recording under it with this grader, suite and these profiles would
     be accepted (before any work).  The profile is checked first: it is known without the suite."""
     edition_id = find_edition(ledger, edition)
+    published = publication(ledger, edition_id)
+    if published is not None:
+        raise EditionFrozenError(f"edition {edition!r} was published at "
+                                 f"{published[0].isoformat(timespec='seconds')}Z: it is frozen, nothing more is "
+                                 f"recorded under it")
     for profile in profile_hashes or [None]:
         check_profile(ledger, edition_id, profile)
     if suite is None:
@@ -103,7 +108,11 @@ def resolve_suite(ref: str) -> tuple[Suite, str]:
 def load_source(source: str) -> Suite:
     """A suite from the source a plan recorded."""
     if source.startswith(REPOSITORY):
-        return resolve_suite(source.removeprefix(REPOSITORY))[0]
+        name = source.removeprefix(REPOSITORY)
+        found = [s for s in repository_suites() if s.name == name]
+        if not found:
+            raise TaskError(f"the edition's suite {name!r} is no longer in the repository's batteries/")
+        return found[0]
     if not (Path(source) / "suite.toml").is_file():
         raise TaskError(f"{source}: the edition's suite is no longer there (no suite.toml)")
     return load_suite(Path(source))

@@ -101,8 +101,8 @@ def test_plan_run_resume_show_and_publish(tmp_path: Path, tiny_suite: Path) -> N
     code, _, err = finished("edition", "run", "nightly", "--database", db, cwd=tmp_path)
     assert code == 2 and "it is frozen" in err and "Traceback" not in err
     code, out = invoke("run", "--suite", "public", "--agent", "oracle", "--edition", "nightly", "--database", db,
-                       "--runs-dir", str(tmp_path / "runs"))
-    assert code == 2
+                       "--runs-dir", str(tmp_path / "frozen-runs"))
+    assert code == 2 and "it is frozen" in out and not (tmp_path / "frozen-runs").exists()   # before any work
     # a second edition joins the archive, listed in order of publication
     assert invoke("edition", "plan", "second", "--suite", str(tiny_suite), "--baseline", "oracle", "--database",
                   db)[0] == 0
@@ -146,6 +146,26 @@ def test_publishing_an_incomplete_edition_is_refused(tmp_path: Path, tiny_suite:
     assert code == 2 and out == ("Error: edition 'n': 6 planned attempts are not recorded yet (run `grader edition "
                                  "run n`): not published\n")
     assert not (tmp_path / "site").exists()
+
+
+def test_several_suites_make_one_dataset(tmp_path: Path, tiny_suite: Path) -> None:
+    from grader.edition_run import RunOptions, prepare
+    from grader.editions import resolve_suite
+
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    code, out = invoke("edition", "plan", "two", "--suite", "public", "--suite", str(tiny_suite), "--baseline",
+                       "oracle", "--database", db, "--json")
+    assert code == 0, out
+    planned = json.loads(out)
+    assert (planned["suites"], planned["tasks"], planned["attempts"]) == (["public", "suite"], 6, 6)
+    alone = {json.loads(invoke("edition", "plan", f"one-{n}", "--suite", s, "--database", db, "--json")[1])
+             ["dataset_hash"] for n, s in enumerate(("public", str(tiny_suite)))}
+    assert len(alone) == 2 and planned["dataset_hash"] not in alone
+    work = prepare(Ledger(db), "two", RunOptions())   # every pin holds against the suites as they are
+    assert sorted(t.qualified_id for t in work.tasks.values()) == sorted(
+        t.qualified_id for s in ("public", str(tiny_suite)) for t in resolve_suite(s)[0].tasks)
+    code, out = invoke("edition", "plan", "twice", "--suite", "public", "--suite", "public", "--database", db)
+    assert code == 2 and out == "Error: --suite: suite 'public' given twice\n"
 
 
 BATTERY_CHANGED = """
