@@ -140,9 +140,19 @@ class _Heartbeat(threading.Thread):
 
 
 def _worker(url: str, work: EditionWork, options: RunOptions, run_root: str, index: int, events: Any) -> None:
-    """One worker process: lease, attempt, record, finish, until nothing is left to lease."""
+    """One worker process; a failure outside an attempt (the ledger gone, ...) is one line to the runner, never a
+    traceback, and the worker's leases are left to expire or be taken over."""
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the runner's to handle: it stops the workers
+    try:
+        _work(url, work, options, run_root, index, events)
+    except Exception as exc:
+        events.put({"message": f"worker {index} stopped: {type(exc).__name__}: {exc}", "worker_failed": True})
+        os._exit(3)
+
+
+def _work(url: str, work: EditionWork, options: RunOptions, run_root: str, index: int, events: Any) -> None:
+    """Lease, attempt, record, finish, until nothing is left to lease."""
     ledger = Ledger(url)
     owner = owner_id()
     run = RunPaths(Path(run_root) / f"w{index}-{os.getpid()}")
@@ -243,6 +253,7 @@ class EditionRun:
     def to_json(self) -> dict[str, Any]:
         done_now = [e for e in self.events if "outcome" in e]
         return {"edition": self.name, "edition_id": self.edition_id, "planned": self.planned,
+                "workers_failed": sum(bool(e.get("worker_failed")) for e in self.events),
                 "recorded": self.recorded, "missing": self.missing,
                 "recorded_before": sum(p.recorded for p in self.before.values()),
                 "this_run": {"attempts": len(done_now),
