@@ -257,8 +257,10 @@ class PlanGuard:
             if self.session.get(EditionPlanRow, edition_id) is None:
                 self.editions[edition_id] = None
             else:
-                self.editions[edition_id] = {(r.model, r.task_hash, r.repetition): r.id for r in self.session.execute(
-                    select(PlanItemRow).where(PlanItemRow.edition_id == edition_id)).scalars()}
+                # plain columns, not mapped rows: a nightly's plan has thousands of items, read once per batch
+                self.editions[edition_id] = {(m, t, r): i for i, m, t, r in self.session.execute(
+                    select(PlanItemRow.id, PlanItemRow.model, PlanItemRow.task_hash, PlanItemRow.repetition)
+                    .where(PlanItemRow.edition_id == edition_id)).all()}
         return self.editions[edition_id]
 
     def check(self, edition_id: int, label: str, task: TaskFacts, repetition: int, counted: bool) -> int | None:
