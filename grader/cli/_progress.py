@@ -48,9 +48,6 @@ class EditionProgress:
         self.start = time.monotonic()
 
     def __enter__(self) -> EditionProgress:
-        if self.console.is_terminal:
-            self.live = Live(console=self.console, refresh_per_second=4, transient=False)
-            self.live.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -59,6 +56,11 @@ class EditionProgress:
 
     def __call__(self, run: EditionRun, event: dict[str, Any] | None) -> None:
         elapsed = time.monotonic() - self.start
+        if self.live is None and self.console.is_terminal:
+            # started on the first call, which comes after the workers are forked: Live redraws from a thread,
+            # and a process should not fork while another of its threads may hold a lock
+            self.live = Live(console=self.console, refresh_per_second=4, transient=False)
+            self.live.start()
         if self.live is not None:
             self.live.update(render(run, elapsed))
             if event and "message" in event:
