@@ -77,6 +77,10 @@ def check(ledger: Ledger, edition: str | int, suite: Suite | None, profile_hashe
         raise EditionFrozenError(f"edition {edition!r} was published at "
                                  f"{published[0].isoformat(timespec='seconds')}Z: it is frozen, nothing more is "
                                  f"recorded under it")
+    if edition_plan(ledger, edition_id) is not None:
+        # the ledger would refuse a second counted attempt of a planned one, but only after the work: say it now
+        raise LedgerError(f"edition {edition!r} is planned: its attempts are recorded by `grader edition run "
+                          f"{edition}`")
     for profile in profile_hashes or [None]:
         check_profile(ledger, edition_id, profile)
     if suite is None:

@@ -81,6 +81,11 @@ def test_plan_run_resume_show_and_publish(tmp_path: Path, tiny_suite: Path) -> N
     code, out, _ = finished("edition", "run", "nightly", "--database", db, "--json", cwd=tmp_path)
     assert code == 0 and json.loads(out)["this_run"]["attempts"] == 0
     assert counted_per_item(db, planned["id"]) == [1] * 12
+    # a planned edition is recorded by its runner: `grader attempt --edition` says so before any work
+    code, out = invoke("attempt", str(tiny_suite / "alpha"), "--agent", "oracle", "--edition", "nightly",
+                       "--database", db, "--runs-dir", str(tmp_path / "other-runs"))
+    assert code == 2 and "is planned: its attempts are recorded by `grader edition run nightly`" in out
+    assert not (tmp_path / "other-runs").exists()
     code, out = invoke("edition", "show", "nightly", "--database", db, "--json")
     shown = json.loads(out)
     assert (shown["planned"], shown["recorded"], shown["published_at"]) == (12, 12, None)
