@@ -333,6 +333,13 @@ def test_infra_failures_are_retried_to_their_limit_never_counted_and_tried_again
             raise SandboxInfraError("sandbox infra_error: injected", AttemptOutcome.INFRA_ERROR, None, 0.5)
         return real(task, paths, agent, attempt_id)   # type: ignore[arg-type]
 
+    # this process grades first, so its warm L1 server and engine zygote exist when the workers fork from it:
+    # they must start their own (a worker using its parent's would wait forever for answers)
+    from grader.pipeline import grade
+    from grader.tasks import load_task
+
+    task = load_task(tiny_suite / "alpha", "suite")
+    assert grade(task, task.paths.oracle).verdict.passed
     monkeypatch.setattr(grader.lifecycle, "fill_workspace", fill)
     db = f"sqlite:///{tmp_path / 'l.db'}"
     assert invoke("edition", "plan", "flaky", "--suite", str(tiny_suite), "--database", db)[0] == 0
