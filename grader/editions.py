@@ -7,9 +7,14 @@ suite's dataset task by task, optionally the agents' sandbox profile, and the ro
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 from engine import API_VERSION, engine_build
 from ledger import (
+    EditionFrozenError,
+    EditionPlan,
     Ledger,
     LedgerError,
     Pins,
@@ -17,13 +22,28 @@ from ledger import (
     check_edition_pins,
     check_profile,
     create_edition,
+    create_planned_edition,
+    edition_plan,
     find_edition,
+    get_edition,
+    publication,
 )
 
 from ._settings import installation_settings_hash
 from ._version import grader_build
+from .models_file import ModelEntry
 from .recording import task_facts
-from .tasks import Suite, suite_dataset_hash
+from .tasks import (
+    Suite,
+    Task,
+    TaskError,
+    battery_hash,
+    dataset_hash,
+    load_suite,
+    repository_suites,
+    suite_dataset_hash,
+    task_hash,
+)
 
 
 def current_pins(suite: Suite, profile_hash: str | None = None) -> Pins:
@@ -52,6 +72,15 @@ def check(ledger: Ledger, edition: str | int, suite: Suite | None, profile_hashe
     """The edition's id, after checking that recording under it with this grader, suite and these profiles would
     be accepted (before any work).  The profile is checked first: it is known without the suite."""
     edition_id = find_edition(ledger, edition)
+    published = publication(ledger, edition_id)
+    if published is not None:
+        raise EditionFrozenError(f"edition {edition!r} was published at "
+                                 f"{published[0].isoformat(timespec='seconds')}Z: it is frozen, nothing more is "
+                                 f"recorded under it")
+    if edition_plan(ledger, edition_id) is not None:
+        # the ledger would refuse a second counted attempt of a planned one, but only after the work: say it now
+        raise LedgerError(f"edition {edition!r} is planned: its attempts are recorded by `grader edition run "
+                          f"{edition}`")
     for profile in profile_hashes or [None]:
         check_profile(ledger, edition_id, profile)
     if suite is None:
@@ -60,3 +89,123 @@ def check(ledger: Ledger, edition: str | int, suite: Suite | None, profile_hashe
     for profile in profile_hashes or [None]:
         check_edition_pins(ledger, edition_id, current_pins(suite, profile))
     return edition_id
+
+
+# --- planned editions ------------------------------------------------------------------------------------------
+
+REPOSITORY = "repository:"   # a plan's suite source: a suite of the repository's batteries/, by name
+
+
+def resolve_suite(ref: str) -> tuple[Suite, str]:
+    """`--suite` NAME (a suite of the repository's batteries/) or PATH (a folder with a suite.toml): the suite and
+    its source as the plan records it."""
+    path = Path(ref)
+    if (path / "suite.toml").is_file():
+        return load_suite(path.resolve()), str(path.resolve())
+    found = [s for s in repository_suites() if s.name == ref]
+    if not found:
+        raise TaskError(f"--suite {ref}: neither a suite of the repository (known: "
+                        f"{', '.join(s.name for s in repository_suites())}) nor a folder with a suite.toml")
+    return found[0], REPOSITORY + ref
+
+
+def load_source(source: str) -> Suite:
+    """A suite from the source a plan recorded."""
+    if source.startswith(REPOSITORY):
+        name = source.removeprefix(REPOSITORY)
+        found = [s for s in repository_suites() if s.name == name]
+        if not found:
+            raise TaskError(f"the edition's suite {name!r} is no longer in the repository's batteries/")
+        return found[0]
+    if not (Path(source) / "suite.toml").is_file():
+        raise TaskError(f"{source}: the edition's suite is no longer there (no suite.toml)")
+    return load_suite(Path(source))
+
+
+def combined_dataset(suites: Sequence[Suite]) -> SuiteFacts:
+    """One suite's own dataset; several suites', a dataset over every task by qualified id (suite/task)."""
+    if len(suites) == 1:
+        s = suites[0]
+        return SuiteFacts(s.name, s.version, s.visibility.value, suite_dataset_hash(s, API_VERSION))
+    digest = dataset_hash([(t.qualified_id, task_hash(t), battery_hash(t, API_VERSION))
+                           for s in suites for t in s.tasks])
+    visibility = {s.visibility.value for s in suites}
+    return SuiteFacts("+".join(s.name for s in suites)[:64], "+".join(s.version for s in suites)[:64],
+                      visibility.pop() if len(visibility) == 1 else "mixed", digest)
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    edition_id: int
+    pins: Pins
+    root_seed: int
+    dataset: SuiteFacts
+    models: tuple[str, ...]
+    tasks: int
+    repetitions: int
+
+    @property
+    def attempts(self) -> int:
+        return len(self.models) * self.tasks * self.repetitions
+
+
+def plan(ledger: Ledger, name: str, suites: Sequence[tuple[Suite, str]], models: Sequence[ModelEntry],
+         repetitions: int, *, root_seed: int | None = None, profile_hash: str | None = None) -> PlanSummary:
+    """Append an edition of `suites` (suite, source) pinned to this grader, with its plan: every model x task x
+    repetition (one transaction: nothing half-written)."""
+    names = [s.name for s, _ in suites]
+    if len(set(names)) != len(names):
+        raise TaskError(f"--suite: suite {sorted({n for n in names if names.count(n) > 1})[0]!r} given twice")
+    chosen = [s for s, _ in suites]
+    dataset = combined_dataset(chosen)
+    pins = Pins(engine_build=engine_build(), grader_build=grader_build(), settings_hash=installation_settings_hash(),
+                dataset_hash=dataset.dataset_hash, profile_hash=profile_hash)
+    seed = derived_root_seed(name) if root_seed is None else root_seed
+    facts = [task_facts(t) for s in chosen for t in s.tasks]
+    parts = [SuiteFacts(s.name, s.version, s.visibility.value, suite_dataset_hash(s, API_VERSION)) for s in chosen]
+    sources = [{"name": s.name, "version": s.version, "visibility": s.visibility.value,
+                "dataset_hash": p.dataset_hash, "source": src} for (s, src), p in zip(suites, parts, strict=True)]
+    edition_id = create_planned_edition(ledger, name, dataset, pins, seed, facts,
+                                        suites=parts if len(parts) > 1 else [], sources=sources,
+                                        models=[m.planned() for m in models], repetitions=repetitions)
+    return PlanSummary(edition_id, pins, seed, dataset, tuple(m.label for m in models), len(facts), repetitions)
+
+
+@dataclass(frozen=True)
+class EditionWork:
+    """What running a planned edition needs: its tasks by hash and its models by label."""
+
+    edition_id: int
+    name: str
+    plan: EditionPlan
+    tasks: dict[str, Task]
+    models: dict[str, ModelEntry]
+    dataset_hash: str              # of the suites as they are now (check_work_pins compares it with the pin)
+
+
+def edition_work(ledger: Ledger, ref: str | int) -> EditionWork:
+    """The planned edition `ref` (name or id), its suites loaded from where the plan found them; refused when it
+    has no plan or was published."""
+    edition_id = find_edition(ledger, ref)
+    view = get_edition(ledger, edition_id)
+    planned = edition_plan(ledger, edition_id)
+    if planned is None:
+        raise LedgerError(f"edition {view.name!r} has no plan (it was made by `grader edition create`): plan one "
+                          f"with `grader edition plan`")
+    published = publication(ledger, edition_id)
+    if published is not None:
+        when = published[0].isoformat(timespec="seconds")
+        raise EditionFrozenError(f"edition {view.name!r} was published at {when}Z: it is frozen, nothing more is "
+                                 f"recorded under it")
+    suites = [load_source(str(s["source"])) for s in planned.suites]
+    tasks = {task_hash(t): t for s in suites for t in s.tasks}
+    models = {str(m["label"]): ModelEntry.from_planned(m) for m in planned.models}
+    return EditionWork(edition_id, view.name, planned, tasks, models, combined_dataset(suites).dataset_hash)
+
+
+def check_work_pins(ledger: Ledger, work: EditionWork, profile_hashes: Sequence[str | None]) -> None:
+    """Refuse (before any work) when a pin of the edition differs from this grader, its suites as they are now,
+    or the sandbox profiles its models' agents run under."""
+    for profile in profile_hashes or [None]:
+        check_edition_pins(ledger, work.edition_id, Pins(engine_build(), grader_build(), installation_settings_hash(),
+                                                         work.dataset_hash, profile))

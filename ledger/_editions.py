@@ -51,11 +51,8 @@ def _edition(session: Session, edition_id: int) -> Edition:
     return edition
 
 
-def create_edition(ledger: Ledger, name: str, suite: SuiteFacts, pins: Pins, root_seed: int,
-                   tasks: Sequence[TaskFacts] = ()) -> int:
-    """Append an edition (and, when new, its suite's row and its dataset's tasks with their batteries and
-    requirement manifests); returns its id.  Names are unique.  `tasks` is the whole dataset: the edition's
-    boards are exactly these tasks."""
+def check_edition_request(name: str, suite: SuiteFacts, pins: Pins, root_seed: int) -> None:
+    """Refuse a bad edition name, seed or pin before any write."""
     if not name or len(name) > 128:
         raise LedgerError(f"edition name {name!r}: 1 to 128 characters")
     if not 0 <= root_seed <= MAX_ROOT_SEED:
@@ -63,28 +60,48 @@ def create_edition(ledger: Ledger, name: str, suite: SuiteFacts, pins: Pins, roo
     _hex64(pins.profile_hash, "profile hash")
     if pins.dataset_hash != suite.dataset_hash:
         raise LedgerError(f"the pins' dataset {pins.dataset_hash} is not the suite's {suite.dataset_hash}")
+
+
+def append_suite(ledger: Ledger, session: Session, suite: SuiteFacts) -> None:
+    """The suite's row, when new (in the caller's transaction)."""
+    row = session.execute(select(SuiteRow).where(SuiteRow.dataset_hash == suite.dataset_hash)).scalar()
+    if row is None:
+        ledger.append(session, SuiteRow(name=suite.name, version=suite.version, visibility=suite.visibility,
+                                        dataset_hash=suite.dataset_hash, created_at=now()))
+
+
+def append_edition(ledger: Ledger, session: Session, name: str, suite: SuiteFacts, pins: Pins, root_seed: int,
+                   tasks: Sequence[TaskFacts] = ()) -> Edition:
+    """Append an edition in the caller's transaction (see create_edition)."""
+    check_edition_request(name, suite, pins, root_seed)
+    if session.execute(select(Edition.id).where(Edition.name == name)).first() is not None:
+        raise LedgerError(f"an edition named {name!r} exists already (editions are never changed: pick a new "
+                          f"name)")
+    append_suite(ledger, session, suite)
+    known = set(session.execute(select(DatasetTaskRow.task_hash).where(
+        DatasetTaskRow.dataset_hash == suite.dataset_hash)).scalars())
+    for facts in sorted(tasks, key=lambda t: t.task_hash):
+        if facts.task_hash in known:
+            continue
+        append_task_facts(ledger, session, facts)
+        ledger.append(session, DatasetTaskRow(dataset_hash=suite.dataset_hash, task_hash=facts.task_hash,
+                                              battery_hash=facts.battery_hash, task_id=facts.task_id,
+                                              created_at=now()))
+    edition = Edition(name=name, engine_version=pins.engine_build, dataset_version=suite.version,
+                      dataset_hash=suite.dataset_hash, profile_hash=pins.profile_hash, root_seed=root_seed,
+                      created_at=now(), grader_build=pins.grader_build, settings_hash=pins.settings_hash)
+    ledger.append(session, edition)
+    return edition
+
+
+def create_edition(ledger: Ledger, name: str, suite: SuiteFacts, pins: Pins, root_seed: int,
+                   tasks: Sequence[TaskFacts] = ()) -> int:
+    """Append an edition (and, when new, its suite's row and its dataset's tasks with their batteries and
+    requirement manifests); returns its id.  Names are unique.  `tasks` is the whole dataset: the edition's
+    boards are exactly these tasks."""
+    check_edition_request(name, suite, pins, root_seed)
     with ledger.appending() as session:
-        if session.execute(select(Edition.id).where(Edition.name == name)).first() is not None:
-            raise LedgerError(f"an edition named {name!r} exists already (editions are never changed: pick a new "
-                              f"name)")
-        row = session.execute(select(SuiteRow).where(SuiteRow.dataset_hash == suite.dataset_hash)).scalar()
-        if row is None:
-            ledger.append(session, SuiteRow(name=suite.name, version=suite.version, visibility=suite.visibility,
-                                            dataset_hash=suite.dataset_hash, created_at=now()))
-        known = set(session.execute(select(DatasetTaskRow.task_hash).where(
-            DatasetTaskRow.dataset_hash == suite.dataset_hash)).scalars())
-        for facts in sorted(tasks, key=lambda t: t.task_hash):
-            if facts.task_hash in known:
-                continue
-            append_task_facts(ledger, session, facts)
-            ledger.append(session, DatasetTaskRow(dataset_hash=suite.dataset_hash, task_hash=facts.task_hash,
-                                                  battery_hash=facts.battery_hash, task_id=facts.task_id,
-                                                  created_at=now()))
-        edition = Edition(name=name, engine_version=pins.engine_build, dataset_version=suite.version,
-                          dataset_hash=suite.dataset_hash, profile_hash=pins.profile_hash, root_seed=root_seed,
-                          created_at=now(), grader_build=pins.grader_build, settings_hash=pins.settings_hash)
-        ledger.append(session, edition)
-        return int(edition.id)
+        return int(append_edition(ledger, session, name, suite, pins, root_seed, tasks).id)
 
 
 def list_editions(ledger: Ledger) -> list[dict[str, Any]]:

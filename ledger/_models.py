@@ -22,7 +22,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from evidence import AttemptOutcome
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # Columns added after a table's first audited rows: left out of the row hash while NULL, so that rows audited
 # before the column existed verify unchanged (ledger/_store.py row_dict).
 ADDED_LATER = {"audit_omit_null": True}
@@ -171,17 +171,71 @@ class AuditRow(Base):
     chain_hash: Mapped[str] = mapped_column(String(64))
 
 
+class EditionPlanRow(Base):
+    """An edition's plan (schema 5): its repetitions, where its suites came from and the models it attempts, as
+    the maintainer's models.toml said (provider model id, version, reasoning, list prices, driver, concurrency).
+    One per edition, appended with the edition."""
+
+    __tablename__ = "edition_plans"
+    edition_id: Mapped[int] = mapped_column(ForeignKey("editions.id"), primary_key=True, autoincrement=False)
+    repetitions: Mapped[int] = mapped_column(Integer)
+    suites: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    models: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class PlanItemRow(Base):
+    """One planned attempt (schema 5): a model (its board label), a task and a repetition of an edition."""
+
+    __tablename__ = "plan_items"
+    __table_args__ = (UniqueConstraint("edition_id", "model", "task_hash", "repetition"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    edition_id: Mapped[int] = mapped_column(ForeignKey("editions.id"))
+    model: Mapped[str] = mapped_column(String(256))
+    driver: Mapped[str] = mapped_column(String(256))
+    task_hash: Mapped[str] = mapped_column(ForeignKey("tasks.task_hash"))
+    battery_hash: Mapped[str] = mapped_column(ForeignKey("batteries.battery_hash"))
+    repetition: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class PlanClaimRow(Base):
+    """The counted attempt that fulfils a planned one (schema 5).  Its primary key is the plan item: the database
+    itself holds a planned attempt to one counted outcome, whoever records it."""
+
+    __tablename__ = "plan_claims"
+    plan_item_id: Mapped[int] = mapped_column(ForeignKey("plan_items.id"), primary_key=True, autoincrement=False)
+    attempt_id: Mapped[str] = mapped_column(ForeignKey("attempts.id"), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class PublicationRow(Base):
+    """An edition's publication (schema 5): from then on it is frozen, and nothing more is recorded under it."""
+
+    __tablename__ = "edition_publications"
+    edition_id: Mapped[int] = mapped_column(ForeignKey("editions.id"), primary_key=True, autoincrement=False)
+    snapshot_digest: Mapped[str] = mapped_column(String(64))
+    published_at: Mapped[datetime] = mapped_column(DateTime)
+
+
 class WorkItem(Base):
-    """Mutable operational state (the work queue and its leases): outside the audit chain."""
+    """Mutable operational state (the work queue and its leases): outside the audit chain.  Since schema 5 an
+    edition's run keeps one row per planned attempt here (`queue` "edition:<id>", `plan_item_id`, `model` for
+    its concurrency); the plan and its claims in the audited tables stay the truth, this only shares the work."""
 
     __tablename__ = "work_queue"
+    __table_args__ = (UniqueConstraint("queue", "plan_item_id", name="uq_work_queue_queue_plan_item"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     state: Mapped[str] = mapped_column(String(16))
     lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
     lease_until: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    queue: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    plan_item_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    model: Mapped[str | None] = mapped_column(String(256), nullable=True)
 
 
 FACT_TABLES = ("editions", "suites", "tasks", "batteries", "dataset_tasks", "models", "artifacts", "attempts",
-               "results", "corrections", "audit")
+               "results", "corrections", "edition_plans", "plan_items", "plan_claims", "edition_publications",
+               "audit")
 AUDITED_TABLES = FACT_TABLES[:-1]

@@ -20,6 +20,7 @@ from ._models import (
     DatasetTaskRow,
     Edition,
     ModelRow,
+    PlanClaimRow,
     ResultRow,
     TaskRow,
 )
@@ -193,19 +194,30 @@ class AttemptRecord:
 def record_attempts(ledger: Ledger, records: Sequence[AttemptRecord]) -> list[str | None]:
     """Append every record in one transaction, in order: the task, battery, model and artifact facts each needs
     (once), the attempt and, when graded, its result.  All or nothing: a record that fails its checks or its
-    edition's pins, or a writer killed half-way, leaves none of the batch behind.  Returns each record's result
-    hash (None for an infrastructure failure)."""
+    edition's pins, or a writer killed half-way, leaves none of the batch behind.  Under a planned edition each
+    record must be in the plan, and a counted one claims its planned attempt (AlreadyRecordedError when it has
+    its counted attempt already); a published edition refuses every record (EditionFrozenError).  Returns each
+    record's result hash (None for an infrastructure failure)."""
     for record in records:
         record.check()
     if len({r.attempt_id for r in records}) != len(records):
         raise LedgerError("a batch names the same attempt twice")
+    from ._plans import PlanGuard, model_label  # _plans builds on this module: imported when used
+
     with ledger.appending() as session, session.no_autoflush:
         # in phases (facts, attempts, results), so a batch costs a few statements per table rather than a few
         # per record: each phase's rows refer only to rows an earlier phase wrote
         pins = _Pins(session)
+        plans = PlanGuard(session)
+        claims: list[tuple[int, str]] = []
         for record in records:
             if record.edition_id is not None:
                 pins.check(record.edition_id, record.facts, record.profile_hash, record.verdict)
+                item = plans.check(record.edition_id, model_label(record.model, record.driver), record.facts,
+                                   record.repetition, record.outcome.counted)
+                if item is not None:
+                    claims.append((item, record.attempt_id))
+        plans.check_unclaimed()
         _append_task_facts(ledger, session, [r.facts for r in records])
         models: dict[ModelFacts, int] = {}
         for record in records:
@@ -230,6 +242,8 @@ def record_attempts(ledger: Ledger, records: Sequence[AttemptRecord]) -> list[st
                     evidence_digest=verdict.evidence_digest, passed=verdict.passed,
                     first_failed_level=verdict.first_failed_level.value if verdict.first_failed_level else None,
                     engine_version=verdict.engine.build or verdict.engine.version, created_at=now()))
+        for item, attempt_id in claims:
+            ledger.append(session, PlanClaimRow(plan_item_id=item, attempt_id=attempt_id, created_at=now()))
     return [r.result_hash for r in records]
 
 

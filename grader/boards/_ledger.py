@@ -25,7 +25,7 @@ from typing import Any
 
 from evidence import RequirementResult
 from grader.stats import AttemptRecord, Requirement, TaskInfo, effective_requirements
-from ledger import AttemptView, Ledger, ModelFacts, TaskView, attempts, dataset_tasks, get_edition, tasks_of
+from ledger import AttemptView, Ledger, TaskView, attempts, dataset_tasks, get_edition, model_label, tasks_of
 
 DEFAULT_ROOT_SEED = 20260101  # the root seed when no edition is named (recorded in the snapshot)
 
@@ -52,13 +52,6 @@ class EditionInputs:
     dataset_pinned: bool = False   # the tasks are the edition's dataset, not the tasks that happen to have results
     as_of: str | None = None       # when the newest attempt on these boards was recorded (ISO 8601, UTC)
     engines: tuple[str, ...] = ()  # the engine versions (and builds) of the verdicts on these boards
-
-
-def model_label(model: ModelFacts | None, driver: str) -> str:
-    if model is None:
-        return driver
-    mode = "" if model.reasoning_mode == "default" else f" [{model.reasoning_mode}]"
-    return f"{model.provider}/{model.name}@{model.version}{mode}"
 
 
 def wall_seconds(timings: dict[str, float] | None) -> float | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,4 +42,13 @@ def shutdown() -> None:
         s.close()
 
 
+def _forget_after_fork() -> None:
+    """A forked child (an edition run's worker) starts servers of its own: the parent's belong to the parent, and
+    the threads that read their answers did not survive the fork (using them would wait forever)."""
+    global _lock
+    _servers.clear()
+    _lock = threading.Lock()
+
+
 atexit.register(shutdown)
+os.register_at_fork(after_in_child=_forget_after_fork)

@@ -149,3 +149,37 @@ def test_an_edition_pinning_another_profile_refuses_before_the_agent_runs(
     assert f"Error: edition 'pinned' (id {pinned.id}) pins sandbox profile {'f' * 64}; the attempt's profile is " \
            in proc.stderr
     assert not (tmp_path / "runs").exists(), "refused before any attempt ran"
+
+
+def test_an_edition_runs_a_real_agent_in_the_sandbox_as_its_planned_model(
+        docker_client: Any, agent_image: str, make_task: Callable[..., Path], tmp_path: Path) -> None:
+    """models.toml names the model and the command driver that drives it; `grader edition run --sandbox docker`
+    runs the agent in its image for every planned attempt and records each as the plan's model."""
+    for name in ("alpha", "beta"):
+        suite = make_task(name).parent
+    _agent_file(tmp_path, agent_image, "tester", "good")
+    (tmp_path / "models.toml").write_text(
+        '[models.acme]\nprovider = "acme"\nmodel = "alpha"\nversion = "2026-01-15"\ndriver = "command:tester.toml"\n'
+        'concurrency = 2\n[models.acme.prices]\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\n')
+    db = f"sqlite:///{tmp_path / 'ledger.db'}"
+    env = {**os.environ, "TEST_AGENT_KEY": SECRET, "PYTHONPATH": str(ROOT)}
+
+    def grader(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "grader", *args, "--database", db], capture_output=True,
+                              text=True, cwd=tmp_path, env=env, check=False, timeout=300)
+
+    plan = grader("edition", "plan", "real", "--suite", str(suite), "--models", str(tmp_path / "models.toml"))
+    assert plan.returncode == 0, plan.stderr
+    refused = grader("edition", "run", "real")
+    assert refused.returncode == 2 and "add --sandbox docker" in refused.stderr
+    run = grader("edition", "run", "real", "--sandbox", "docker", "--workers", "2", "--json")
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout)
+    assert summary["models"]["acme/alpha@2026-01-15"] == {
+        "planned": 2, "recorded": 2, "passed": 2, "pass_rate": 1.0, "outcomes": {"completed": 2}}
+    con = sqlite3.connect(tmp_path / "ledger.db")
+    rows = con.execute("SELECT a.driver, m.provider, m.name, m.version, a.tool_calls, a.profile_hash FROM attempts a "
+                       "JOIN models m ON m.id = a.model_id").fetchall()
+    con.close()
+    assert [r[:5] for r in rows] == [("command:tester", "acme", "alpha", "2026-01-15", 17)] * 2
+    assert all(r[5] for r in rows)

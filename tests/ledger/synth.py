@@ -64,3 +64,29 @@ def populate(ledger: Any, schema: int = 4) -> list[str]:
     correct_result(ledger, hashes[0], passed=True, reason="battery fixed", author="tester")
     correct_result(ledger, hashes[3], passed=True, reason="regrade", author="tester")
     return hashes
+
+
+def populate_plan(ledger: Any) -> int:
+    """A planned edition of the same dataset (schema 5): two planned attempts, one recorded (its claim), and its
+    publication: a row in each plan table.  Returns the edition's id."""
+    from ledger import (
+        Pins,
+        PlannedModel,
+        SuiteFacts,
+        create_planned_edition,
+        model_label,
+        publish_edition,
+        record_attempt,
+    )
+
+    pins = Pins(synthetic.ENGINE.build or "", synthetic.GRADER.build, "0" * 64, sha("dataset"))
+    label = model_label(MODEL, "synthetic")
+    edition_id = create_planned_edition(
+        ledger, "synthetic-plan", SuiteFacts("public", "1", "public", sha("dataset")), pins, 7,
+        [task(n) for n in range(3)], suites=[], sources=[{"name": "public", "source": "synthetic"}],
+        models=[PlannedModel(label, "synthetic", {"concurrency": 1})], repetitions=1)
+    facts = task(0)
+    record_attempt(ledger, facts, verdict(facts, 1), {"agent": 1.0}, None, driver="synthetic", model=MODEL,
+                   edition_id=edition_id)
+    publish_edition(ledger, edition_id, sha("snapshot"))
+    return edition_id

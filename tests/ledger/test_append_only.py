@@ -18,6 +18,7 @@ def _populate(url: str, root: Path) -> str:
     ledger = Ledger(url)
     try:
         synth.populate(ledger)
+        synth.populate_plan(ledger)
     finally:
         ledger.close()
     return url

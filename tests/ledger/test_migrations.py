@@ -35,7 +35,7 @@ def test_opening_an_empty_database_upgrades_it(ledger_url: str) -> None:
     try:
         tables = set(inspect(ledger.engine).get_table_names())
         assert set(FACT_TABLES) | {"work_queue", "alembic_version"} <= tables
-        assert scalar(ledger_url, "SELECT version_num FROM alembic_version") == head_revision() == "0004"
+        assert scalar(ledger_url, "SELECT version_num FROM alembic_version") == head_revision() == "0005"
         assert ledger.verify() == (True, "0 rows verified")
     finally:
         ledger.close()
