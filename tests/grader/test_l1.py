@@ -257,3 +257,35 @@ def test_a_hung_server_is_restarted(deliverable: Deliverable) -> None:
         assert s.starts == 2
     finally:
         s.close()
+
+
+def test_the_language_server_dies_with_a_grader_killed_outright(tmp_path: Path) -> None:
+    """A SIGKILLed grader (an edition runner's crash, a nightly job killed) leaves no emmylua_ls behind."""
+    import subprocess
+    import sys
+    import time
+
+    code = ("from grader.l1 import server\n"
+            "s = server(); s._start(); print(s._client.process.pid, flush=True)\n"
+            "import time; time.sleep(60)\n")
+    grader = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              cwd=Path(__file__).resolve().parents[2])
+    try:
+        assert grader.stdout is not None
+        server_pid = int(grader.stdout.readline())
+        os.kill(server_pid, 0)   # running
+    finally:
+        grader.kill()
+        grader.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(server_pid, 0)
+        except ProcessLookupError:
+            return
+        with open(f"/proc/{server_pid}/stat") as stat:   # a zombie until its new parent reaps it: gone too
+            if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                return
+        time.sleep(0.05)
+    os.kill(server_pid, signal.SIGKILL)
+    raise AssertionError(f"emmylua_ls {server_pid} outlived its grader")
