@@ -66,16 +66,17 @@ end
 
 
 def engine_run(seconds: float, handler: bool) -> tuple[float, float]:
-    tmp = Path(tempfile.mkdtemp(prefix="bench-physics2d-"))
-    (tmp / "scripts").mkdir()
-    (tmp / "scripts" / "main.lua").write_text(("HANDLER = true\n" if handler else "") + GAME)
-    engine = Engine(tmp)
-    engine.start()
-    frames = round(seconds * 60)
-    t0, c0 = time.perf_counter(), time.process_time()
-    engine.run_frames(frames)
-    elapsed = time.perf_counter() - t0, time.process_time() - c0
-    report = engine.report()
+    with tempfile.TemporaryDirectory(prefix="bench-physics2d-") as folder:
+        tmp = Path(folder)
+        (tmp / "scripts").mkdir()
+        (tmp / "scripts" / "main.lua").write_text(("HANDLER = true\n" if handler else "") + GAME)
+        engine = Engine(tmp)
+        engine.start()
+        frames = round(seconds * 60)
+        t0, c0 = time.perf_counter(), time.process_time()
+        engine.run_frames(frames)
+        elapsed = time.perf_counter() - t0, time.process_time() - c0
+        report = engine.report()
     if report.outcome != "clean":
         raise SystemExit(f"engine run failed: {report.errors[:1]}")
     return elapsed
