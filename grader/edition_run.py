@@ -16,8 +16,6 @@ again); agent outcomes are never retried.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import multiprocessing
 import os
 import queue
@@ -44,6 +42,7 @@ from ledger import (
     sync_queue,
 )
 
+from ._process import die_with_parent
 from .editions import EditionWork, check_work_pins, edition_work
 from .lifecycle import AttemptOptions, RunPaths, attempt_task, prepare_agent
 
@@ -93,15 +92,6 @@ def owner_is_gone(owner: str) -> bool:
     return False
 
 
-def _die_with_parent() -> None:
-    """Linux: the kernel kills this worker when the runner dies (SIGKILL included), so no orphan keeps working."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
-        if os.getppid() == 1:           # the runner died before prctl took effect
-            os._exit(1)
-
-
 # --- the worker ----------------------------------------------------------------------------------------------------
 
 class _PlanRecorder:
@@ -142,7 +132,8 @@ class _Heartbeat(threading.Thread):
 def _worker(url: str, work: EditionWork, options: RunOptions, run_root: str, index: int, events: Any) -> None:
     """One worker process; a failure outside an attempt (the ledger gone, ...) is one line to the runner, never a
     traceback, and the worker's leases are left to expire or be taken over."""
-    _die_with_parent()
+    runner = multiprocessing.parent_process()
+    die_with_parent(runner.pid if runner is not None and runner.pid is not None else os.getppid())
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the runner's to handle: it stops the workers
     try:
         _work(url, work, options, run_root, index, events)

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ledger import ModelFacts, PlannedModel, model_label
 
+from ._toml import read_toml
 from .drivers import DriverError, resolve_driver
 from .tasks import TaskError
 
@@ -186,14 +186,7 @@ def _entry(path: Path, key: str, raw: Any) -> ModelEntry:
 
 def load_models(path: Path) -> list[ModelEntry]:
     """Every entry of a models.toml, in the file's order, validated (ModelsFileError names the field)."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelsFileError(f"{path}: models file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ModelsFileError(f"{path}: cannot be read: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ModelsFileError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, ModelsFileError, "models file")
     extra = sorted(set(data) - {"models"})
     if extra:
         raise ModelsFileError(f"{path}: unknown key(s) {', '.join(extra)} (expected only [models.<key>] tables)")

@@ -14,10 +14,10 @@ A model without a row keeps "N/A" (never an estimate from another model's price)
 from __future__ import annotations
 
 import math
-import tomllib
 from pathlib import Path
 from typing import Any
 
+from grader._toml import read_toml
 from grader.stats import Price
 from grader.tasks import TaskError
 
@@ -40,14 +40,7 @@ def _number(path: Path, model: str, field: str, value: Any) -> float:
 
 def load_prices(path: Path) -> tuple[dict[str, Price], dict[str, dict[str, Any]]]:
     """The prices by model label, and the table as the snapshot records it (sorted, plain JSON)."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise PricesError(f"{path}: price table not found") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PricesError(f"{path}: cannot be read: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise PricesError(f"{path}: not valid TOML: {exc}") from exc
+    data = read_toml(path, PricesError, "price table")
     unknown = sorted(set(data) - {"models"})
     if unknown:
         raise PricesError(f"{path}: unknown key(s) {', '.join(unknown)} (expected only [models.\"<label>\"] tables)")

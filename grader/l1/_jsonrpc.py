@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import queue
 import signal
 import subprocess
-import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from grader._process import dying_with_parent
 
 RequestHandler = Callable[[str, Any], Any]
 NotificationHandler = Callable[[str, Any], None]
@@ -39,27 +39,6 @@ class RpcClosedError(Exception):
 _CLOSED = object()
 
 
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> Callable[[], None] | None:
-    """On Linux, a pre-exec hook that has the kernel SIGKILL the server when the thread that started it dies: a
-    grader killed outright (SIGKILL, an edition runner's kill) would otherwise leave its language server running,
-    in a session of its own, forever (emmylua_ls does not exit when its input closes).  Resolved before the fork,
-    so the child only makes the one call."""
-    if not sys.platform.startswith("linux"):
-        return None
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
-    parent = os.getpid()
-
-    def hook() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:   # the grader died before the hook ran: nobody would kill this server
-            os._exit(1)
-
-    return hook
-
-
 class JsonRpcClient:
     """Starts `argv` and speaks JSON-RPC with it.
 
@@ -79,7 +58,7 @@ class JsonRpcClient:
         self._closed = threading.Event()
         self.process = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=dict(env), cwd=str(cwd), start_new_session=True, preexec_fn=_die_with_parent(),
+            env=dict(env), cwd=str(cwd), start_new_session=True, preexec_fn=dying_with_parent(),
         )
         # Writes go through a thread of their own, so that a server that stops reading (its pipe full) makes
         # requests time out instead of blocking the caller.
