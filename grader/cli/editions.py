@@ -170,7 +170,7 @@ def edition_run(name: str, workers: int, lease_seconds: float, sandbox: str, gat
     options = RunOptions(workers=workers, sandbox=sandbox, gateway=gateway, pass_env=pass_env,
                          infra_retries=infra_retries, runs_dir=runs_dir, lease_seconds=lease_seconds)
     url = database or default_database_url()
-    open_ledger(url).close()   # a bad URL is one line here, before any worker starts
+    open_ledger(url, create=False).close()   # a bad URL or no ledger (plan first) is one line here, before any work
     if sandbox == "none":
         click.echo("Warning: --sandbox none: nothing is isolated; drivers run on this machine as you", err=True)
     with EditionProgress() as progress:

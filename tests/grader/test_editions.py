@@ -90,3 +90,11 @@ def test_a_bad_profile_hash_is_refused(tmp_path: Path) -> None:
     code, out = invoke("edition", "create", "bad", "--profile-hash", "xyz", "--database",
                        f"sqlite:///{tmp_path / 'l.db'}")
     assert code == 2 and "64 lowercase hex" in out
+
+
+def test_running_an_edition_without_a_ledger_is_one_line_and_creates_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "nowhere.db"
+    code, out = invoke("edition", "run", "nightly", "--database", f"sqlite:///{db}")
+    assert code == 2
+    assert "no ledger at" in out and "Traceback" not in out
+    assert not db.exists()
