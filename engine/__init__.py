@@ -17,7 +17,7 @@ _EXPORTS = {
     "._fonts": ("stand_in_font_files",),
     "._platform": ("ServicesError", "services_setting"),
     "._registry": ("Registry", "default_registry", "load_registry"),
-    "._runner": ("OUTCOMES", "START_ENV", "START_MODES", "RunRequest", "execute", "run_in_subprocess"),
+    "._runner": ("OUTCOMES", "START_ENV", "START_MODES", "RunRequest", "execute", "prestart", "run_in_subprocess"),
     "._settings": ("SETTINGS", "EngineSettings"),
     "._stubs": ("stub_files", "write_stubs"),
     "._version": ("API_VERSION", "ENGINE_NAME", "ENGINE_VERSION", "engine_build", "tree_build"),
@@ -51,6 +51,7 @@ __all__ = [
     "execute",
     "import_pybullet",
     "load_registry",
+    "prestart",
     "run_evidence",
     "run_in_subprocess",
     "services_setting",
@@ -82,7 +83,7 @@ if TYPE_CHECKING:   # what type checkers and readers see: the same names, import
     from ._fonts import stand_in_font_files
     from ._platform import ServicesError, services_setting
     from ._registry import Registry, default_registry, load_registry
-    from ._runner import OUTCOMES, START_ENV, START_MODES, RunRequest, execute, run_in_subprocess
+    from ._runner import OUTCOMES, START_ENV, START_MODES, RunRequest, execute, prestart, run_in_subprocess
     from ._settings import SETTINGS, EngineSettings
     from ._stubs import stub_files, write_stubs
     from ._version import API_VERSION, ENGINE_NAME, ENGINE_VERSION, engine_build, tree_build

@@ -14,11 +14,19 @@ from . import _lua
 from ._box2d import Box2DHost  # 2D physics (issue 16)
 from ._bullet import BulletHost  # 3D physics (issue 16)
 from ._errors import BadInputError
-from ._files import ModuleResolver, read_tree
+from ._files import FileBudgetError, GameFolder, ModuleResolver
 from ._fonts import STOCK_FONTS, FontError, font_metrics, system_font_metrics, warm_system_fonts
+from ._netrun import MAX_CLIENTS, SERVER, NetRun, client_names
 from ._platform import ServicesError, parse_services
+from ._png import PngError
+from ._png import decode as decode_png
 from ._registry import Registry, default_registry
 from ._settings import EngineSettings
+from ._skeletal import SkeletalError, read_skeletal, stock_skeletal
+from ._stock_data import image as stock_image
+from ._stock_data import image_names as stock_image_names
+from ._stock_data import model_files as stock_model_files
+from ._stock_data import xml_files as stock_xml_files
 from ._yoga import YogaHost
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -34,6 +42,18 @@ def stock_resources() -> dict[str, Any]:
     return dict(json.loads(path.read_text(encoding="utf-8"))["resources"])
 
 
+@lru_cache(maxsize=1)
+def stock_content() -> dict[str, bytes]:
+    """The content the engine ships for some stock resource names (engine/data/stock/, this project's own files:
+    docs/resources.md), keyed by resource name.  (The stock content derived from Urho3D's own files is
+    engine/_stock_data.py's.)"""
+    root = DATA_DIR / "stock"
+    if not root.is_dir():
+        return {}
+    return {path.relative_to(root).as_posix(): path.read_bytes()
+            for path in sorted(root.rglob("*")) if path.is_file()}
+
+
 def to_python(value: Any) -> Any:
     """A Lua value as plain Python: tables with keys 1..n become lists, other tables dicts."""
     if hasattr(value, "items") and callable(getattr(value, "items", None)) and not isinstance(value, dict):
@@ -47,6 +67,25 @@ def to_python(value: Any) -> Any:
             return [to_python(v) for _, v in sorted(items)]
         return {str(k): to_python(v) for k, v in sorted(items, key=lambda kv: str(kv[0]))}
     return value
+
+
+OUTCOME_RANK = ("clean", "lua_error", "missing_api", "budget", "memory")
+
+
+def _merge_roles(report: RunReport, clients: dict[str, RunReport]) -> None:
+    """A run with roles reports as one: the clients' errors (phase `client1:Update`), log entries (with `role`)
+    and missing API join the server's, and the outcome is the worst of the roles' (a limit, then missing API,
+    then a Lua error)."""
+    for name, client in clients.items():
+        for error in client.errors:
+            report.errors.append({**error, "phase": f"{name}:{error.get('phase')}"})
+        for entry in client.log:
+            report.log.append({**entry, "role": name})
+        for missing in client.missing_api:
+            if missing not in report.missing_api:
+                report.missing_api.append(missing)
+        if OUTCOME_RANK.index(client.outcome) > OUTCOME_RANK.index(report.outcome):
+            report.outcome = client.outcome
 
 
 @dataclass
@@ -96,11 +135,56 @@ class _Host:
             raise RuntimeError("no run is configured in this Lua state yet")
         return self.engine
 
-    def find_module(self, name: str) -> tuple[str, str, str] | tuple[None, str]:
+    def find_module(self, name: str) -> tuple[str, str, str] | tuple[None, str] | tuple[bool, str]:
         return self._run().resolver.find(name)
+
+    # The game folder, for engine/lua/runtime/59_files.lua: a file's size, its bytes, the names under a folder.
+    def file_size(self, rel: str) -> int | None:
+        return self._run().folder.size(rel)
+
+    def file_read(self, rel: str) -> bytes | tuple[None, str | None]:
+        try:
+            data = self._run().folder.read(rel)
+        except FileBudgetError as exc:
+            return None, f"grader: {exc}"
+        return data if data is not None else (None, None)
+
+    def file_list(self, prefix: str) -> Any:
+        return self.runtime.table_from(self._run().folder.listing(prefix))
+
+    def folder_exists(self, prefix: str) -> bool:
+        return self._run().folder.has_folder(prefix)
 
     def font_metrics(self, kind: str, key: str) -> Any:
         return self._run()._font_metrics(kind, key)
+
+    def skeletal(self, kind: str, name: str, path: str | None) -> Any:
+        return self._run()._skeletal(kind, name, path)
+
+    # The roles of a run (engine/_netrun.py): only a server role's Lua calls these.
+    def _net(self) -> NetRun:
+        net = self._run().net
+        if net is None:
+            raise RuntimeError("this run has no roles")
+        return net
+
+    def net_frame(self, outbox: Any) -> Any:
+        return self._net().frame(outbox)
+
+    def net_start(self) -> None:
+        self._net().start()
+
+    def net_call(self, name: str, request: str) -> str:
+        return self._net().call(str(name), str(request))
+
+    def net_disconnect(self, name: str) -> None:
+        self._net().disconnect(str(name))
+
+    def net_reconnect(self, name: str) -> None:
+        self._net().reconnect(str(name))
+
+    def image(self, hex_data: str) -> Any:
+        return self._run()._image(hex_data)
 
     # Memory the engine allocates for itself.  lupa cannot recover from a failed Lua allocation while it converts a
     # Python value (a returned string or tuple, table_from): the error unwinds through its C code and leaves the
@@ -154,14 +238,29 @@ def boot_state(registry: Registry | None = None) -> BootedState:
     host = _Host(runtime)
     env = _lua.boot(runtime, registry or default_registry(), {
         "resources": stock_resources(),
+        # and the models and XML files engine/_stock_data.py holds
+        "stock_content": {**stock_content(), **stock_model_files(), **stock_xml_files()},
+        "stock_images": stock_image_names(),   # stock images whose pixels engine/_stock_data.py holds
+        "stock_image": stock_image,
         "find_module": host.find_module,
         "font_metrics": host.font_metrics,
+        "skeletal": host.skeletal,   # skeletons and animations (engine/_skeletal.py)
+        "image": host.image,         # PNG files decoded (engine/_png.py)
+        "file_size": host.file_size,
+        "file_read": host.file_read,
+        "file_list": host.file_list,
+        "folder_exists": host.folder_exists,
         "builtin_fonts": sorted(STOCK_FONTS),
         "yoga": YogaHost().lua_api(),
         "bullet": BulletHost().lua_api(),   # 3D physics (issue 16): pybullet's client is made at the first world
         "box2d": Box2DHost().lua_api(),   # 2D physics (issue 16): holds no Box2D object until a PhysicsWorld2D
         "unmeter": host.unmeter,
         "meter": host.meter,
+        "net_frame": host.net_frame,
+        "net_start": host.net_start,
+        "net_call": host.net_call,
+        "net_disconnect": host.net_disconnect,
+        "net_reconnect": host.net_reconnect,
     })
     return BootedState(runtime, env, host)
 
@@ -173,7 +272,8 @@ class Engine:
     >>> engine.start(); engine.run_seconds(2.0); engine.report().outcome
 
     `booted` is a state from `boot_state()` to configure instead of booting one (the pre-booted engine's way); the
-    run is the same either way.
+    run is the same either way.  With the setting `net_clients` > 0 this Engine is the server role of a run with
+    roles and makes one Engine per client (`role` names a client role; engine/_netrun.py).
     """
 
     def __init__(
@@ -184,13 +284,14 @@ class Engine:
         entry: str = DEFAULT_ENTRY,
         registry: Registry | None = None,
         booted: BootedState | None = None,
+        role: str = "",
     ) -> None:
         if registry is not None and booted is not None:
             raise ValueError("give a registry or a booted state, not both (the state was booted with its own)")
         self.settings = settings or EngineSettings()
         self.game_dir = Path(game_dir)
-        self.files = read_tree(self.game_dir)
-        if entry not in self.files:
+        self.folder = GameFolder.open(self.game_dir, self.settings.file_read_budget)
+        if self.folder.size(entry) is None:
             raise BadInputError(f"{entry}: entry script not found in the game folder")
         for lib in lib_dirs:
             if not Path(lib).is_dir():
@@ -199,23 +300,38 @@ class Engine:
             services = parse_services(self.settings.services)
         except ServicesError as exc:
             raise BadInputError(f"setting 'services': {exc}") from None
+        if not 0 <= self.settings.net_clients <= MAX_CLIENTS:
+            raise BadInputError(f"setting 'net_clients': {self.settings.net_clients} is not between 0 and "
+                                f"{MAX_CLIENTS}")
+        if self.settings.net_latency_frames < 0:
+            raise BadInputError("setting 'net_latency_frames': must be 0 or more")
+        if not role and self.settings.net_clients > 0:
+            role = SERVER
+        self.role = role
         self.entry = entry
-        self.resolver = ModuleResolver(self.files, [Path(p) for p in lib_dirs])
+        self.resolver = ModuleResolver(self.folder, [Path(p) for p in lib_dirs])
         booted = booted if booted is not None else boot_state(registry)
         booted.claim()
         self.runtime = booted.runtime
         self.E = booted.E
         self._host = booted.host
         self._host.engine = self
-        # Step 2 of the boot (engine/lua/boot.lua): the run's settings and files, the seed and the instruction
-        # budget; then the game's memory limit.
+        # Step 2 of the boot (engine/lua/boot.lua): the run's settings, the seed and the instruction budget; then
+        # the game's memory limit.  The game's files stay on disk until it opens them (engine/_files.py).
         config = self.settings.as_dict()
         config["safe_area"] = list(self.settings.safe_area)
         config["entry"] = entry
         config["services"] = services
-        run = _lua.lua_table(self.runtime, {"config": config, "files": self.files})
+        config["net_role"] = role
+        run = _lua.lua_table(self.runtime, {"config": config})
         self.game_env = self.E.configure(run)
         self._host.set_memory_limit(self.settings.memory_limit)
+        self.net: NetRun | None = None
+        if role == SERVER:
+            clients = {name: Engine(game_dir, self.settings, lib_dirs, entry, role=name,
+                                    booted=boot_state(registry))
+                       for name in client_names(self.settings.net_clients)}
+            self.net = NetRun(self, clients, self.settings.net_latency_frames)
 
     @contextmanager
     def unmetered(self) -> Iterator[None]:
@@ -231,7 +347,10 @@ class Engine:
         warning = None
         try:
             if kind == "game":
-                data = self.files.get(str(key))
+                try:
+                    data = self.folder.read(str(key))
+                except FileBudgetError as exc:
+                    return None, f"grader: {exc}"
                 if data is None:
                     return None, f"{key}: not in the game folder"
                 metrics = font_metrics(data)
@@ -243,6 +362,42 @@ class Engine:
         table["advances"] = self.runtime.table_from(metrics["advances"])
         table["warning"] = warning
         return table
+
+    def _skeletal(self, kind: str, name: str, path: str | None) -> Any:
+        """A model's skeleton (`kind` "model") or an animation ("animation") as a Lua table, or (nil, why): Urho3D's
+        stock data when `path` is None, else the game's file at `path`."""
+        try:
+            if path is None:
+                data = stock_skeletal(str(kind), str(name))
+                if data is None:
+                    return None, f"{name}: no skeletal data for this stock resource"
+            else:
+                try:
+                    raw = self.folder.read(str(path))   # charged to the run's file_read_budget
+                except FileBudgetError as exc:
+                    return None, f"grader: {exc}"
+                if raw is None:
+                    return None, f"{path}: not in the game folder"
+                # what the game's Lua will hold (16 bytes a number) must fit in what is left of its memory limit:
+                # the table is made outside the limit (README, "Hostile games"), so it is bounded here
+                limit = self.settings.memory_limit
+                room = (limit - int(self.runtime.get_memory_used())) // 16 if limit else None
+                data = read_skeletal(str(kind), str(path), raw, room)
+        except SkeletalError as exc:
+            return None, str(exc)
+        return _lua.lua_table(self.runtime, data)
+
+    def _image(self, hex_data: str) -> Any:
+        """A PNG file's pixels as (width, height, components, bytes), or (nil, why); the file's bytes come in hex.
+        The pixels become a Lua string made outside the game's memory limit, so their size is bounded by what is
+        left of it (twice: the engine splits them into rows)."""
+        limit = self.settings.memory_limit
+        room = (limit - int(self.runtime.get_memory_used())) // 2 if limit else None
+        try:
+            image = decode_png(bytes.fromhex(str(hex_data)), room)
+        except (PngError, ValueError) as exc:
+            return None, str(exc)
+        return image.width, image.height, image.components, image.pixels
 
     # Driving the game
     def start(self) -> None:
@@ -311,7 +466,7 @@ class Engine:
         elif aborted == "memory":
             errors.append({"message": f"memory limit of {self.settings.memory_limit} bytes reached",
                            "frame": frames, "phase": "limit", "traceback": ""})
-        return RunReport(
+        report = RunReport(
             outcome=outcome,
             frames=frames,
             sim_seconds=float(self.E.clock.elapsed),
@@ -321,6 +476,9 @@ class Engine:
             exit_requested=bool(state.exit_requested),
             platform=self.platform_evidence(),
         )
+        if self.net is not None:
+            _merge_roles(report, self.net.reports())
+        return report
 
     def plain(self, value: Any) -> Any:
         """A Lua value as plain Python, its strings made valid UTF-8 first (invalid bytes become `\\xNN`)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,9 +42,8 @@ def _deny_attributes(obj: object, attr_name: object, is_setting: bool) -> object
     raise AttributeError("Python attributes are not reachable from Lua")
 
 
-def new_runtime(memory_limit: int = 0) -> Any:
-    """A fresh Lua 5.4 state with no `python` module and every Python attribute hidden (0: no memory limit yet)."""
-    lua54 = _lupa()
+def _placed_runtime(lua54: Any, memory_limit: int) -> tuple[Any, str]:
+    """A new state and where its first table landed: (the state, or None when outside the arena; the probe)."""
     runtime = lua54.LuaRuntime(
         register_eval=False,
         register_builtins=False,
@@ -53,7 +53,20 @@ def new_runtime(memory_limit: int = 0) -> Any:
     )
     probe = str(runtime.eval("tostring({})"))
     address = int(probe.rpartition("0x")[2], 16) if "0x" in probe else 0
-    if not ARENA_BASE <= address < ARENA_BASE + ARENA_SLOTS * ARENA_SPAN:
+    placed = ARENA_BASE <= address < ARENA_BASE + ARENA_SLOTS * ARENA_SPAN
+    return (runtime if placed else None), probe
+
+
+def new_runtime(memory_limit: int = 0) -> Any:
+    """A fresh Lua 5.4 state with no `python` module and every Python attribute hidden (0: no memory limit yet)."""
+    lua54 = _lupa()
+    runtime, probe = _placed_runtime(lua54, memory_limit)
+    if runtime is None:
+        # A state dropped by Python keeps its arena slot until its reference cycles are collected; with every
+        # slot taken the build falls back to malloc, which is not deterministic.  Collect, then ask once more.
+        gc.collect()
+        runtime, probe = _placed_runtime(lua54, memory_limit)
+    if runtime is None:
         raise SetupError(
             f"lupa does not place Lua objects deterministically (got {probe}; {ARENA_SLOTS} states may be "
             f"alive at once): {BUILD_HINT}"

@@ -18,6 +18,7 @@ VARIANT_TYPES = (
     "Int", "Bool", "Float", "Double", "String", "Vector2", "Vector3", "Vector4", "Quaternion", "Color",
     "IntVector2", "IntVector3", "IntRect", "Rect", "Ptr", "Buffer", "VariantMap", "VariantVector",
     "StringHash", "Int64", "UInt", "Matrix3", "Matrix3x4", "Matrix4", "StringVector",
+    "Variant",   # a parameter whose type varies (AnimationTrigger's Data: whatever the trigger holds)
 )
 OPERATORS = ("add", "sub", "mul", "div", "unm", "eq", "lt", "le", "tostring", "concat", "len", "idiv", "mod")
 

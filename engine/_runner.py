@@ -81,6 +81,13 @@ def _timeout_report(limit: float) -> dict[str, Any]:
         "log": [], "missing_api": [], "requirements": []}
 
 
+def prestart() -> None:
+    """Start this process's pre-booted engine now (the runs of `run_in_subprocess` fork from it)."""
+    from ._zygote import shared_zygote
+
+    shared_zygote(pinned_environment()).start()
+
+
 def run_in_subprocess(request: RunRequest, wall_seconds: float | None = None,
                       start: str | None = None) -> dict[str, Any]:
     """Run `request` in a process of its own; one past its wall time is killed (outcome 'timeout').

@@ -19,6 +19,12 @@ SETTINGS: tuple[Setting, ...] = (
             "game-code Lua instructions a run may execute, as the VM counts them: a loop iteration counts its "
             "body's instructions, a call of a game function 4 (docs/engine-runs.md)"),
     Setting("memory_limit", 512 * 1024 * 1024, "bytes of Lua memory a run may hold"),
+    Setting("file_read_budget", 1024 * 1024 * 1024,
+            "bytes of the game folder's files a run may read in all (each read of a file counts its size; "
+            "the folder itself may be any size: files are read when the game opens them)"),
+    Setting("files_held_limit", 256 * 1024 * 1024,
+            "bytes of the game folder's files a run may hold at once: open File objects and the XML, JSON "
+            "and model resources loaded from them"),
     Setting("wall_seconds", 120.0, "wall-clock seconds before the run's process is killed"),
     Setting("sim_seconds_limit", 3600.0, "most simulated seconds a run (or its battery) may advance"),
     Setting("seed", 20261201, "seed of math.random and of Urho3D's Random()"),
@@ -29,6 +35,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("safe_area", (0, 0, 0, 0), "safe-area insets (left, top, right, bottom) in pixels"),
     Setting("platform", "Android", "what GetPlatform() reports"),
     Setting("services", "{}", "the platform-service fakes' world as JSON (docs/platform.md); {} = defaults"),
+    Setting("net_clients", 0, "client roles joined to a server role in one run (0: standalone, no roles; "
+            "docs/platform.md)"),
+    Setting("net_latency_frames", 0, "frames a network message takes between roles beyond the next frame"),
 )
 
 
@@ -37,6 +46,8 @@ class EngineSettings:
     time_step: float = 1 / 60
     instruction_budget: int = 2_000_000_000
     memory_limit: int = 512 * 1024 * 1024
+    file_read_budget: int = 1024 * 1024 * 1024
+    files_held_limit: int = 256 * 1024 * 1024
     wall_seconds: float = 120.0
     sim_seconds_limit: float = 3600.0
     seed: int = 20261201
@@ -47,6 +58,8 @@ class EngineSettings:
     safe_area: tuple[int, int, int, int] = (0, 0, 0, 0)
     platform: str = "Android"
     services: str = "{}"
+    net_clients: int = 0
+    net_latency_frames: int = 0
 
     def with_overrides(self, **overrides: Any) -> EngineSettings:
         known = {f.name for f in fields(self)}

@@ -2,9 +2,9 @@
 
 `ENGINE_VERSION` is typed by hand and says what changed in words (CHANGELOG.md).  `engine_build()` is the
 SHA-256 over every file of the engine that can change a run's evidence — its Python, its Lua runtime, the API
-registry, the stock-resource metadata, the patched Lua's C source — and the versions of the native pieces it
-runs on (the deterministic lupa build, Yoga, fontTools, pybullet, Box2D, numpy).  Two engines with equal builds produce
-the same evidence for the same run; editions and verdicts pin the build, not the human version.
+registry, the stock-resource metadata and skeletal data, the patched Lua's C source — and the versions of the native
+pieces it runs on (the deterministic lupa build, Yoga, fontTools, pybullet, Box2D, numpy).  Two engines with equal
+builds produce the same evidence for the same run; editions and verdicts pin the build, not the human version.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ ENGINE_VERSION = "0.4.0"
 API_VERSION = "1"
 
 ROOT = Path(__file__).resolve().parent
-BUILD_SUFFIXES = (".py", ".lua", ".api", ".json", ".c")
+BUILD_SUFFIXES = (".py", ".lua", ".api", ".json", ".gz", ".c")
 # distributions whose code runs inside a run (their versions are part of the build)
 NATIVE_DISTRIBUTIONS = ("lupa", "pyyoga", "fonttools", "pybullet", "Box2D", "numpy")
 

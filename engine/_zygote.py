@@ -313,6 +313,12 @@ class Zygote:
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None and self._control is not None
 
+    def start(self) -> None:
+        """Boot the engine now, not at the first run (a process that waits for work pays the boot meanwhile)."""
+        with self._lock:
+            if not self.alive():
+                self._start()
+
     # Runs
     def _send(self, folder: str) -> tuple[socket.socket, int]:
         """Hand the run in `folder` to the zygote (starting one if there is none); its socket and generation."""

@@ -9,15 +9,18 @@ from typing import Any
 from ._engine import Engine, to_python
 
 
-def new_engine(main_lua: str = "function Start() end\n", files: dict[str, str] | None = None) -> Engine:
-    """An engine over a throwaway game folder holding `main_lua` (and any other files)."""
+def new_engine(main_lua: str = "function Start() end\n", files: dict[str, str | bytes] | None = None) -> Engine:
+    """An engine over a throwaway game folder holding `main_lua` (and any other files, text or bytes)."""
     tmp = Path(tempfile.mkdtemp(prefix="grader-test-game-"))
     (tmp / "scripts").mkdir()
     (tmp / "scripts" / "main.lua").write_text(main_lua)
     for rel, text in (files or {}).items():
         path = tmp / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text)
     return Engine(tmp)
 
 
@@ -40,3 +43,13 @@ def lua(code: str, engine: Engine | None = None) -> Any:
     if n == 0:
         return None
     return values[0] if n == 1 else values
+
+
+def engine_eval(engine: Engine, body: str, *args: Any) -> Any:
+    """Run `body` (Lua; `E` is the engine's table, `G` the game's globals, `...` the args) outside the game's sandbox.
+
+    Nothing is cached per engine: a cache keyed by engine would keep every engine's Lua state (and its arena slot)
+    alive for the whole test session.
+    """
+    fn = engine.runtime.eval(f"function(E, G, ...) {body} end")
+    return to_python(fn(engine.E, engine.game_env, *args))

@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+# The deterministic Lua build gives each live Lua state one of 16 arena slots (engine/_lua.py); a test module that
+# keeps engines alive after it ends (a cache keyed by engine, a module-level engine) starves every later module on
+# its worker of slots, which then fail far from the cause.
+MAX_STATES_LEFT_BY_A_MODULE = 4
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _lua_states_are_released(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    lua54 = sys.modules.get("lupa.lua54")
+    if lua54 is None:
+        return
+    gc.collect()
+    alive = sum(1 for obj in gc.get_objects() if type(obj) is lua54.LuaRuntime)
+    assert alive <= MAX_STATES_LEFT_BY_A_MODULE, (
+        f"{request.module.__name__} left {alive} Lua states alive (what holds them keeps their arena slots)")
 
 
 @pytest.fixture

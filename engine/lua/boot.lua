@@ -8,7 +8,8 @@
 --      run-independent parts (the registry, stock resources, the host functions); nothing may read the run's
 --      settings yet (E.host.config raises when read);
 --      It ends with the game's and the battery's environments (E.finish_boot).
---   2. E.configure(run): the run's settings and files arrive, each module's configure step runs (in the
+--   2. E.configure(run): the run's settings arrive (the game's files stay on disk: the host reads one when the game
+--      opens it, engine/lua/runtime/59_files.lua), each module's configure step runs (in the
 --      order the modules registered them with E.on_configure), then the seed and the instruction budget.
 -- A pre-booted engine (engine/_zygote.py) does step 1 once and step 2 in each forked run; a cold process does
 -- both.  The Lua state sees the same sequence of allocations either way, so the evidence cannot tell them apart.
@@ -128,11 +129,15 @@ function E.log(level, message)
 end
 
 -- A member declared by UrhoX but not implemented here: loud, named, counted.
-function E.missing(name)
+-- Record `name` as missing API without raising (the engine went on without it, as with a scene file's component).
+function E.record_missing(name)
   if not state.missing[name] then
     state.missing[name] = true
     state.missing_order[#state.missing_order + 1] = name
   end
+end
+function E.missing(name)
+  E.record_missing(name)
   error(sformat("UrhoX API not implemented by the grader engine: %s", name), 3)
 end
 
@@ -236,7 +241,7 @@ function E.load_module(chunkname, source)
 end
 
 ----------------------------------------------------------------------------------------------------
--- Step 2 of the boot: the run's settings and files (see the top of this file).
+-- Step 2 of the boot: the run's settings (see the top of this file).
 ----------------------------------------------------------------------------------------------------
 -- The end of step 1: the game's and the battery's environments depend on no setting (their functions read the
 -- settings when called), so they are made once here rather than in every run.
@@ -251,7 +256,6 @@ function E.configure(run)
   configured = true
   setmetatable(config, nil)
   for _, key in ipairs(E.sorted_keys(run.config)) do config[key] = run.config[key] end
-  host.files = run.files
   for _, fn in ipairs(CONFIGURE) do fn(config) end
   E.math.randomseed(config.seed)
   E.arm_budget(config.instruction_budget)

@@ -15,6 +15,10 @@ local results = E.results
 function E.enter_game() string_mt.__index = E.game_env.string end
 function E.leave_game() string_mt.__index = pristine_string end
 local function with_game(fn, ...)
+  -- A run stopped by a limit (budget, memory) or a missing API never advances again: a battery that asks it for
+  -- more ends here, rather than waiting for a frame that never comes, unmetered, until the wall-clock kill turns
+  -- the outcome into a timeout. (A game that exited is not stopped: the battery goes on reading it.)
+  if state.aborted then error(E.ABORT, 0) end
   E.enter_game()
   local ok = E.top(fn, ...)
   E.leave_game()
@@ -121,10 +125,20 @@ local node_view_mt = {
       for k, v in pairs(r.vars) do out[k] = variant_value(v) end
       return out
     end
-    if key == "var" then return function(_, name) return variant_value(r.vars[name]) end end
+    -- A variable loaded from a scene file is kept by its name's hash, as Urho3D keeps it: found by name too.
+    if key == "var" then
+      return function(_, name)
+        local v = r.vars[name]
+        if v == nil and type(name) == "string" then v = r.vars[E.sdbm(name)] end
+        return variant_value(v)
+      end
+    end
     if key == "physics" then   -- 57_physics3d.lua, 57_physics2d.lua
       return (E.physics3d_view and E.physics3d_view(r, node_view)) or (E.physics2d_view and E.physics2d_view(r, node_view))
     end
+    if key == "animation" then return E.animation_view(r, node_view) end   -- 64_animation_controller.lua
+    if key == "particles" then return E.particles_view(r) end   -- 65_particles.lua, 65_particles2d.lua
+    if key == "sprite_animation" then return E.sprite_animation_view(r) end   -- 65_spriter.lua
     if key == "component" then
       return function(_, type_name)
         for _, c in ipairs(r.components) do
@@ -169,7 +183,11 @@ end
 ----------------------------------------------------------------------------------------------------
 local h = {}
 local config = E.host.config
-function h.start() return with_game(E.start, config.entry) end
+function h.start()
+  local ok = with_game(E.start, config.entry)
+  if E.network_state.role == "server" then E.host_call(E.host.net_start) end   -- then each client's Start()
+  return ok
+end
 function h.run_frames(n)
   n = mfloor(n)
   return with_game(E.run_frames, n)
@@ -278,6 +296,17 @@ function h.missing_api()
   return out
 end
 function h.screen() return E.host.config.screen_width, E.host.config.screen_height end
+-- The window changes to width x height pixels at the next frame's input (a phone turned, a window resized):
+-- graphics, the UI root and NanoVG follow it and the game gets ScreenMode (30_core.lua's E.resize_screen).
+function h.resize(width, height)
+  for i, v in ipairs({width, height}) do
+    if math.type(v) ~= "integer" or v < 1 or v > 16384 then
+      error(sformat("harness.resize: argument #%d must be an integer from 1 to 16384, got %s", i,
+        tostring(v)), 2)
+    end
+  end
+  E.queue_input({kind = "resize", width = width, height = height})
+end
 ----------------------------------------------------------------------------------------------------
 -- Native UI (engine/lua/runtime/8x_ui*.lua): read-only live views of the engine's own UI records, found by
 -- name (depth-first from ui.root, then the modal root).  Positions are UI pixels on screen (the same as
@@ -594,6 +623,97 @@ local function new_check_api(req, at_frame)
   function api.fail(name, message) return record(name, false, nil, nil, message) end
   return api
 end
+
+----------------------------------------------------------------------------------------------------
+-- Runs with roles (docs/platform.md): the battery runs in the server role and reaches a client role's harness
+-- through h.role(name).  Only data crosses between the Lua states (67_netcodec.lua): numbers, strings, math
+-- values and plain tables are copied; views and functions of the other role stay there, and the battery holds
+-- numbered stand-ins that forward indexing and calls.  A client's harness cannot step frames (every role steps
+-- with the server's h.run), so it offers the reading and input functions only.
+----------------------------------------------------------------------------------------------------
+local ROLE_FUNCTIONS = {"frame", "time", "exited", "key_down", "key_up", "text", "mouse_move", "mouse_to",
+  "mouse_down", "mouse_up", "wheel", "touch_begin", "touch_move", "touch_end", "find", "find_all", "find_tagged",
+  "scenes", "count_nodes", "global", "log", "errors", "missing_api", "screen", "ui", "ui_text", "ui_at",
+  "ui_focus", "viewport", "world_to_screen", "drawn", "drawn_text", "drawn_at", "find_text", "drawn_frame",
+  "network", "user_id"}
+function h.network() return E.net_view() end
+-- this role's side: objects lent to the battery of the server role, by number (1: the harness subset)
+local lent, lent_ids
+local MAX_LENT = 100000
+local function lend(v)
+  local n = lent_ids[v]
+  if n then return n end
+  if #lent >= MAX_LENT then error("a battery holds more than " .. MAX_LENT .. " stand-ins of another role", 0) end
+  lent[#lent + 1] = v
+  lent_ids[v] = #lent
+  return #lent
+end
+function E.xrole_op(request_hex)
+  if lent == nil then
+    local root = {}
+    for _, name in ipairs(ROLE_FUNCTIONS) do root[name] = h[name] end
+    lent, lent_ids = {root}, {[root] = 1}
+  end
+  local req = E.net_decode(E.unhex(request_hex), function(n)
+    local v = lent[n]
+    if v == nil then error("a stand-in of another role that this role never lent", 0) end
+    return v
+  end)
+  local ok, result = pcall(function()
+    local target = lent[req.handle]
+    if req.op == "index" then return target[req.key] end
+    return target(table.unpack(req.args, 1, req.n))
+  end)
+  local answer = {ok = ok, value = result}
+  if not ok then answer.value = E.error_text(result) end
+  return E.hex(E.net_encode(answer, "a role's answer", lend))
+end
+-- the battery's side: stand-ins for what another role lent
+local stand_in_mt = {}
+local STAND_IN = setmetatable({}, {__mode = "k"})
+local function role_request(role, req)
+  local answer_hex = E.host_call(E.host.net_call, role, E.hex(E.net_encode(req, "a battery's request",
+    function(v) local s = STAND_IN[v]; return s and s.role == role and s.handle or nil end)))
+  local answer = E.net_decode(E.unhex(answer_hex), function(n)
+    local p = setmetatable({}, stand_in_mt)
+    STAND_IN[p] = {role = role, handle = n}
+    return p
+  end)
+  if not answer.ok then error(answer.value, 3) end
+  return answer.value
+end
+stand_in_mt.__index = function(p, key)
+  local s = STAND_IN[p]
+  return role_request(s.role, {op = "index", handle = s.handle, key = key})
+end
+stand_in_mt.__call = function(p, ...)
+  local s = STAND_IN[p]
+  return role_request(s.role, {op = "call", handle = s.handle, args = {...}, n = select("#", ...)})
+end
+stand_in_mt.__newindex = function() error("another role's views are read-only", 2) end
+stand_in_mt.__tostring = function(p) local s = STAND_IN[p]; return sformat("<%s #%d>", s.role, s.handle) end
+local function need_roles(what)
+  if E.network_state.role ~= "server" then error(what .. ": this run has no roles (task.toml [network])", 3) end
+end
+-- h.role("client1"): a client role's harness (reading and input); h.role("server") is h itself.
+function h.role(name)
+  need_roles("h.role")
+  if name == "server" then return h end
+  local root = setmetatable({}, stand_in_mt)
+  STAND_IN[root] = {role = tostring(name), handle = 1}
+  role_request(tostring(name), {op = "index", handle = 1, key = "frame"})   -- an unknown name fails here
+  return root
+end
+-- The roles of this run: {"server", "client1", ...}; {} in a standalone run.
+function h.roles()
+  if E.network_state.role ~= "server" then return {} end
+  local out = {"server"}
+  for i = 1, E.network_state.max_clients do out[#out + 1] = "client" .. i end
+  return out
+end
+-- The link to a client role is lost (both ends hear it at their next frame) / is back (the client connects again).
+function h.disconnect(name) need_roles("h.disconnect"); E.host_call(E.host.net_disconnect, name) end
+function h.reconnect(name) need_roles("h.reconnect"); E.host_call(E.host.net_reconnect, name) end
 
 local LAYERS = {completeness = true, richness = true}
 local function requirement(id, opts, fn)

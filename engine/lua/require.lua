@@ -25,6 +25,7 @@ function E.make_require(G)
         error(sformat("module '%s' not found: the name is not valid UTF-8", E.clean_string(E.clip_text(name, 200))), 2)
       end
       local chunkname, source, key = E.host_call(E.host.find_module, name)
+      if chunkname == false then error(source, 2) end   -- past the run's file read budget: the host says which
       if chunkname == nil then
         error(sformat("module '%s' not found:%s", name, source), 2)
       end

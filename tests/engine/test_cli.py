@@ -37,10 +37,10 @@ def test_lua_error_exits_one(make_game: Callable[..., Path]) -> None:
 
 
 def test_missing_api_is_named(make_game: Callable[..., Path]) -> None:
-    game = make_game("function Start() local s = Scene(); s:CreateChild('B'):CreateComponent('AnimatedModel') end")
+    game = make_game("function Start() Scene():CreateChild('B'):CreateComponent('WorldPartitionComponent') end")
     summary = json.loads(engine_cli("run", str(game), "--seconds", "0.1", "--json").stdout)
     assert summary["outcome"] == "missing_api"
-    assert summary["missing_api"] == ["AnimatedModel"]
+    assert summary["missing_api"] == ["WorldPartitionComponent"]
 
 
 def test_bad_input_exits_two(tmp_path: Path) -> None:

@@ -94,19 +94,19 @@ def test_game_folders_and_scripts_are_both_found(tmp_path):
 
 
 def test_declared_but_unimplemented_api_is_missing_api(tmp_path):
-    (tmp_path / "06_Skinning.lua").write_text(
+    (tmp_path / "99_World.lua").write_text(
         'require "LuaScripts/Utilities/Sample"\n'
         "function Start()\n"
         "    SampleStart()\n"
         "    local scene = Scene()\n"
-        '    local model = scene:CreateChild("Jack"):CreateComponent("AnimatedModel")\n'
-        "    model.castShadows = true\n"
+        '    local world = scene:CreateChild("World"):CreateComponent("WorldPartitionComponent")\n'
+        "    world.maxLoadingCells = 4\n"
         "end\n"
     )
     [result] = list(conformance.run_all([tmp_path], seconds=0.5))
     assert result["outcome"] == "missing_api"
-    assert "AnimatedModel" in result["missing_api"]
-    assert conformance.first_problem(result).startswith("AnimatedModel")
+    assert "WorldPartitionComponent" in result["missing_api"]
+    assert conformance.first_problem(result).startswith("WorldPartitionComponent")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import Engine
+from engine import Engine, EngineSettings, RunRequest, run_in_subprocess
 
 MOVER = """
 local scene_
@@ -169,3 +169,129 @@ def test_touch_and_click_events_reach_the_game(make_game: Callable[..., Path]) -
     """, "battery/t.lua")
     log = [engine.game_env["log_"][i] for i in range(1, len(engine.game_env["log_"]) + 1)]
     assert log == ["tb100,200", "te3", "md1", "press10,20", "mu"]
+
+
+RESIZED_GAME = """
+local vg
+log_ = {}
+function Start()
+  vg = nvgCreate(1)
+  local panel = ui.root:CreateChild("UIElement", "Panel")
+  panel:SetFixedSize(100, 40)
+  panel:SetAlignment(HA_RIGHT, VA_BOTTOM)
+  SubscribeToEvent("ScreenMode", function(t, d)
+    log_[#log_ + 1] = string.format("%d %dx%d %s %dx%d", GetTime():GetFrameNumber(), d["Width"]:GetInt(),
+      d["Height"]:GetInt(), tostring(d["HighDPI"]:GetBool()), graphics.width, graphics.height)
+  end)
+  SubscribeToEvent(vg, "NanoVGRender", function()
+    local dpr = graphics:GetDPR()
+    local w, h = graphics.width / dpr, graphics.height / dpr
+    nvgBeginFrame(vg, w, h, dpr)
+    nvgBeginPath(vg)
+    nvgRect(vg, w - 50, h - 20, 40, 10)   -- 10 logical pixels from the bottom-right corner
+    nvgFillColor(vg, nvgRGBA(255, 0, 0, 255))
+    nvgFill(vg)
+    nvgEndFrame(vg)
+  end)
+end
+"""
+
+
+def test_a_resize_reaches_graphics_the_ui_nanovg_and_the_game(make_game: Callable[..., Path]) -> None:
+    engine = Engine(make_game(RESIZED_GAME), settings=EngineSettings(dpr=2.0))
+    engine.run_battery("""
+    local h = harness
+    h.start()
+    h.run_frames(2)
+    local function corner()
+      local c = h.drawn()[1]
+      local p = h.ui("Panel")
+      local w, hh = h.screen()
+      return string.format("%dx%d rect %g,%g,%g,%g panel %d,%d", w, hh, c.bounds[1], c.bounds[2], c.bounds[3],
+        c.bounds[4], p.x, p.y)
+    end
+    before = corner()
+    h.resize(720, 1280)
+    h.run_frames(1)
+    after = corner()
+    h.resize(720, 1280)         -- the same size again: no event
+    h.run_frames(1)
+    ok, err = pcall(h.resize, 0, 100)
+    """, "battery/t.lua")
+    env = engine.battery_env()
+    assert env["before"] == "1280x720 rect 1180,680,1260,700 panel 1180,680"
+    assert env["after"] == "720x1280 rect 620,1240,700,1260 panel 620,1240"
+    log = engine.game_env["log_"]
+    assert [log[i] for i in range(1, len(log) + 1)] == ["3 720x1280 true 720x1280"]
+    assert env["ok"] is False
+    assert "harness.resize: argument #1 must be an integer from 1 to 16384, got 0" in env["err"]
+
+
+def test_a_variable_loaded_from_a_scene_file_is_read_by_its_name(make_game: Callable[..., Path]) -> None:
+    # Saved and loaded, a node variable is known by its name's hash only (no RegisterVar): view:var(name) finds it.
+    game = make_game("""
+    function Start()
+      local scene = Scene()
+      local door = scene:CreateChild("Door")
+      door:SetVar("Open", Variant(true))
+      door:SetVar("Kind", Variant("oak"))
+      local file = File("saved.xml", FILE_WRITE)
+      scene:SaveXML(file)
+      file:Close()
+      scene:LoadXML(File("saved.xml", FILE_READ))
+    end
+    """)
+    engine = Engine(game)
+    engine.run_battery("""
+    harness.start()
+    local door = harness.find("Door")
+    requirement("R1", {}, function(check)
+      check.equal("Open, by name", door:var("Open"), true)
+      check.equal("Kind, by name", door:var("Kind"), "oak")
+      check.equal("a name it never had", door:var("Shut"), nil)
+    end)
+    """, "battery/t.lua")
+    (req,) = engine.requirements()
+    assert req["passed"] is True, req["checks"]
+
+
+
+WAITS_FOR_FRAME_30 = """
+while h.frame() < 30 do h.run_frames(1) end
+requirement("R1", {capabilities = {"scene"}}, function(check) check.truthy("reached frame 30", true) end)
+"""
+
+
+def test_a_battery_waiting_for_a_frame_ends_with_a_run_out_of_budget(make_game: Callable[..., Path],
+                                                                     tmp_path: Path) -> None:
+    game = make_game("function Start() SubscribeToEvent('Update', function() if time:GetElapsedTime() > 0.1 then "
+                     "while true do end end end) end")
+    battery = tmp_path / "battery.lua"
+    battery.write_text("""
+local h = harness
+h.start()
+requirement("R0", {capabilities = {"scene"}}, function(check) check.truthy("declared before the wait", true) end)
+""" + WAITS_FOR_FRAME_30)
+    report = run_in_subprocess(RunRequest(game_dir=str(game), battery=str(battery), settings={
+        "instruction_budget": 5_000_000, "wall_seconds": 20}))   # the battery ends at its first call after the abort
+    assert report["outcome"] == "budget", report["errors"]
+    assert [r["id"] for r in report["requirements"]] == ["R0"]
+    assert 5 <= report["frames"] < 30
+
+
+def test_a_battery_goes_on_reading_a_game_that_exited(make_game: Callable[..., Path]) -> None:
+    game = make_game("function Start() SubscribeToEvent('Update', function() "
+                     "if time:GetElapsedTime() > 0.1 then engine:Exit() end end) end")
+    engine = Engine(game)
+    engine.run_battery("""
+local h = harness
+h.start()
+h.run(0.5)
+local at = h.frame()
+h.run_frames(2)
+requirement("R0", {capabilities = {"scene"}}, function(check)
+  check.truthy("exited", h.exited())
+  check.equal("no frame after the exit", h.frame(), at)
+end)
+""", "battery/test.lua")
+    assert [(r["id"], r["passed"]) for r in engine.requirements()] == [("R0", True)]

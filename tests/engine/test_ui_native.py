@@ -991,7 +991,7 @@ def test_bad_style_files_fail_loudly_but_safely() -> None:
                 "UI/Loop.xml": "<elements><element type='A' style='B'/><element type='B' style='A'/></elements>"})
     assert lua("return ok", engine) is False
     messages = [e["message"] for e in engine.report().log]
-    assert any("Could not parse XML UI/Bad.xml: mismatched end tag" in m for m in messages)
+    assert any("Could not parse XML data from UI/Bad.xml: mismatched end tag" in m for m in messages)
     assert any("UI styles nested deeper than 32 levels" in m for m in messages)
     clean(engine)
 

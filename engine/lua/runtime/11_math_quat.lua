@@ -228,9 +228,8 @@ end
 MX.rotation_matrix = rotation_matrix
 MQ.RotationMatrix = function(self) return newm3(rotation_matrix(self.w, self.x, self.y, self.z)) end
 
-MQ.Slerp = function(self, r, t)
-  local w, x, y, z = self.w, self.x, self.y, self.z
-  local rw, rx, ry, rz = r.w, r.x, r.y, r.z
+-- Quaternion::Slerp on plain numbers: the Quaternion value's Slerp and the bones' blending (64_animated_model.lua)
+local function slerp_numbers(w, x, y, z, rw, rx, ry, rz, t)
   local cos_angle = w * rw + x * rx + y * ry + z * rz
   local sign = 1.0
   if cos_angle < 0.0 then cos_angle, sign = -cos_angle, -1.0 end
@@ -245,7 +244,11 @@ MQ.Slerp = function(self, r, t)
     t1, t2 = 1.0 - t, t
   end
   t2 = t2 * sign
-  return newq(w * t1 + rw * t2, x * t1 + rx * t2, y * t1 + ry * t2, z * t1 + rz * t2)
+  return w * t1 + rw * t2, x * t1 + rx * t2, y * t1 + ry * t2, z * t1 + rz * t2
+end
+MX.slerp_numbers = slerp_numbers
+MQ.Slerp = function(self, r, t)
+  return newq(slerp_numbers(self.w, self.x, self.y, self.z, r.w, r.x, r.y, r.z, t))
 end
 MQ.Nlerp = function(self, r, t, shortest)
   local w, x, y, z = self.w, self.x, self.y, self.z

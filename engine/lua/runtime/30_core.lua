@@ -22,12 +22,30 @@ local function rec(self, class_name)
 end
 E.rec = rec
 
+-- Binary data for the Python host: lupa hands a Lua string to Python as UTF-8 text, which binary data is not, so
+-- bytes cross as hex (Python: bytes.fromhex).  Used for pixels and geometry (61_image.lua, 57_physics3d.lua).
+local HEX = {}
+for i = 0, 255 do HEX[string.char(i)] = sformat("%02x", i) end
+function E.hex(s) return (string.gsub(s, ".", HEX)) end
+-- The first n numbers of a list as packed little-endian single floats (what Urho3D's float data holds).
+function E.pack_floats(values, n)
+  local parts = {}
+  for first = 1, n, 4096 do
+    local last = math.min(first + 4095, n)
+    parts[#parts + 1] = string.pack("<" .. string.rep("f", last - first + 1), table.unpack(values, first, last))
+  end
+  return table.concat(parts)
+end
+
 -- Object: the base of every subsystem and component; the script objects' SubscribeToEvent lives on
 -- LuaScriptInstance, the global form in events.lua.
 local Obj = class("Object")
 Obj.methods.GetTypeName = function(self) return E.dgetmt(self).__name end
 Obj.methods.GetType = function(self) return E.StringHash_new(E.dgetmt(self).__name) end
 Obj.methods.GetCategory = function() return "" end
+-- UrhoX: release the script's reference now.  Whatever else holds the object (its node, the scene, a subsystem)
+-- keeps it, so for most objects nothing changes; Node and File say what it means for them.
+Obj.methods.Dispose = function() end
 Obj.methods.SendEvent = function(self, event, data)
   return E.send_event(E.event_name_of(event), data or {}, self)
 end
@@ -111,8 +129,6 @@ FUNCTIONS.GetNumPhysicalCPUs = function() return 1 end
 FUNCTIONS.GetNumLogicalCPUs = function() return 1 end
 FUNCTIONS.OpenConsoleWindow = function() end
 FUNCTIONS.PrintLine = function(s, err) E.log(err and "ERROR" or "INFO", tostring(s)) end
-FUNCTIONS.IsNetworkMode = function() return false end
-FUNCTIONS.IsServerMode = function() return false end
 
 -- Graphics: a window of the task's size that never draws.
 local Graphics = class("Graphics")
@@ -149,6 +165,19 @@ G.Minimize = function() end
 G.Raise = function() end
 G.TakeScreenShot = function() return false end
 GLOBALS.graphics = object("Graphics")
+-- The window changing size (a phone turned, a window resized): what Graphics::OnWindowResized does on a device.
+-- The new size becomes the run's screen, each module that keeps it refreshes (E.on_screen_resize: the UI roots,
+-- NanoVG's frame scale), then ScreenMode is sent with OnWindowResized's keys.  The same size again sends nothing,
+-- as in Urho3D.  Batteries ask for it with harness.resize; it lands with the next frame's input.
+local RESIZE = {}
+function E.on_screen_resize(fn) RESIZE[#RESIZE + 1] = fn end
+function E.resize_screen(w, h)
+  if w == config.screen_width and h == config.screen_height then return end
+  config.screen_width, config.screen_height = w, h
+  for _, fn in ipairs(RESIZE) do fn(config) end
+  E.send_event("ScreenMode", {Width = w, Height = h, Fullscreen = gfx.fullscreen, Resizable = gfx.resizable,
+    Borderless = gfx.borderless, HighDPI = config.dpr ~= 1.0})
+end
 FUNCTIONS.GetGraphics = function() return GLOBALS.graphics end
 -- Safe-area insets as a Rect: min = (left, top), max = (right, bottom), in pixels; with calcScale, in
 -- device-independent units (divided by the DPR), as urhox-libs/UI's SafeAreaView expects.

@@ -115,6 +115,8 @@ function E.process_input()
         S.touch_order = order
         send("TouchEnd", {TouchID = ev.id, X = ev.x or t.x, Y = ev.y or t.y})
       end
+    elseif kind == "resize" then
+      E.resize_screen(ev.width, ev.height)
     end
   end
 end
@@ -178,3 +180,33 @@ function E.TouchState_new(t)
     delta = E.IntVector2_new(mfloor(t.delta_x), mfloor(t.delta_y)), pressure = t.pressure}, tsmt)
 end
 TS.methods.GetTouchedElement = function() return nil end
+
+----------------------------------------------------------------------------------------------------
+-- Controls: the value games fill from input (buttons, yaw, pitch, extra data) and hand to what they drive, as
+-- Urho3D's; IsPressed compares with an earlier copy.
+----------------------------------------------------------------------------------------------------
+local CT = class("Controls")
+local ct_mt = CT.mt
+local function new_controls()
+  return setmetatable({buttons = 0, yaw = 0.0, pitch = 0.0, extraData = E.VariantMap_new()}, ct_mt)
+end
+E.Controls_new = new_controls
+CT.new = function() return new_controls() end
+local CTM = CT.methods
+local function bits(v, what)
+  if type(v) ~= "number" then error(("bad argument #1 to '%s' (number expected, got %s)"):format(what, type(v)), 3) end
+  return mfloor(v)
+end
+CTM.Reset = function(self)
+  self.buttons, self.yaw, self.pitch = 0, 0.0, 0.0
+  self.extraData = E.VariantMap_new()
+end
+CTM.Set = function(self, buttons, down)
+  local b = bits(buttons, "Set")
+  if down == nil or down then self.buttons = mfloor(self.buttons) | b else self.buttons = mfloor(self.buttons) & ~b end
+end
+CTM.IsDown = function(self, button) return (mfloor(self.buttons) & bits(button, "IsDown")) ~= 0 end
+CTM.IsPressed = function(self, button, previous)
+  local b = bits(button, "IsPressed")
+  return (mfloor(self.buttons) & b) ~= 0 and (previous == nil or (mfloor(previous.buttons) & b) == 0)
+end

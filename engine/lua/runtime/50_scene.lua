@@ -13,6 +13,7 @@ local function quat(w, x, y, z) return setmetatable({w = w, x = x, y = y, z = z}
 
 local TS_LOCAL, TS_PARENT, TS_WORLD = 0, 1, 2
 local FIRST_REPLICATED_ID, FIRST_LOCAL_ID = 1, 0x01000000
+local LAST_REPLICATED_ID, LAST_LOCAL_ID = 0x00ffffff, 0xffffffff
 
 ----------------------------------------------------------------------------------------------------
 -- quaternion helpers on plain numbers
@@ -183,17 +184,26 @@ local function scene_event(scene, name, fields)
 end
 E.scene_event = scene_event
 
-local function register_node(scene, r, id)
-  if scene == nil then return end
-  if id == nil or id == 0 or scene.nodes[id] then
-    if r.local_mode then
+-- Scene::GetFreeNodeID: the next ID of the range from the scene's counter, skipping IDs in use, wrapping at the end.
+local function free_node_id(scene, local_mode)
+  while true do
+    local id
+    if local_mode then
       id = scene.next_local_node
-      scene.next_local_node = id + 1
+      scene.next_local_node = id < LAST_LOCAL_ID and id + 1 or FIRST_LOCAL_ID
     else
       id = scene.next_node
-      scene.next_node = id + 1
+      scene.next_node = id < LAST_REPLICATED_ID and id + 1 or FIRST_REPLICATED_ID
     end
+    if not scene.nodes[id] then return id end
   end
+end
+E.free_node_id = free_node_id
+
+-- Add r's subtree to `scene`; `id` (the subtree root's, when given and free) as Node::CreateChild(id, mode) keeps it.
+local function register_node(scene, r, id)
+  if scene == nil then return end
+  if id == nil or id == 0 or scene.nodes[id] then id = free_node_id(scene, r.local_mode) end
   r.id = id
   r.scene = scene
   scene.nodes[id] = r
@@ -213,6 +223,10 @@ local function unregister_node(r)
   r.scene = nil
 end
 
+-- Every change of a parent or of a list of children, and every removal, counts here (the physics syncs cache which
+-- nodes they may write directly while it stays the same).
+E.tree_version = 0
+
 local function detach(r)
   local p = r.parent
   if p == nil then return end
@@ -221,9 +235,10 @@ local function detach(r)
     if kids[i] == r then tremove(kids, i); break end
   end
   r.parent = nil
+  E.tree_version = E.tree_version + 1
 end
 
-local function attach(parent, r, index)
+local function attach(parent, r, index, id)
   if r == parent then return end
   local p = parent
   while p do
@@ -241,9 +256,10 @@ local function attach(parent, r, index)
   else
     tinsert(parent.children, index + 1, r)
   end
+  E.tree_version = E.tree_version + 1
   if parent.scene ~= old_scene then
     if old_scene then unregister_node(r) end
-    register_node(parent.scene, r)
+    register_node(parent.scene, r, id)
   end
   r.dirty = false
   mark_dirty(r)
@@ -275,6 +291,7 @@ local function remove_node(r)
     for _, c in ipairs(x.children) do mark(c) end
   end
   mark(r)
+  E.tree_version = E.tree_version + 1
 end
 
 ----------------------------------------------------------------------------------------------------
@@ -578,13 +595,24 @@ N.IsEnabled = function(self) return node_rec(self).enabled end
 N.IsEnabledSelf = function(self) return node_rec(self).enabled_prev end
 
 -- hierarchy
-N.CreateChild = function(self, name, mode, id, temporary)
-  local parent = node_rec(self)
+-- Node::CreateChild(id, mode, temporary): the ID when it is given and free, else the scene's next free one.
+local function create_child(parent, mode, id, temporary)
   local r = new_node("Node")
   r.local_mode = (mode == 1)
   r.temporary = temporary and true or false
-  attach(parent, r)
-  if parent.scene == nil then r.id = 0 end
+  id = math.tointeger(id) or 0
+  if id < 0 or id > LAST_LOCAL_ID then id = 0 end
+  attach(parent, r, nil, id)
+  if parent.scene == nil then r.id = id end
+  return r
+end
+E.create_child = create_child
+N.CreateChild = function(self, name, mode, id, temporary)
+  local parent = node_rec(self)
+  if type(name) == "number" then   -- CreateChild(id, mode, temporary)
+    return create_child(parent, mode, name, id).proxy
+  end
+  local r = create_child(parent, mode, id, temporary)
   if type(name) == "string" then set_name(r, name) end   -- after adding, as Urho3D's CreateChild does
   return r.proxy
 end
@@ -617,6 +645,15 @@ end
 N.Remove = function(self)
   local r = REC[self]
   if r == nil or r.removed then return end
+  remove_node(r)
+end
+-- UrhoX: release the script's reference now rather than at collection.  The scene graph holds its own references,
+-- so a node with a parent stays where it is, its handle still usable (UrhoX does not document what a released
+-- handle does next); a node nothing else holds (no parent) is destroyed, as its last reference going would
+-- destroy it, and its handle then fails as a removed node's does.
+N.Dispose = function(self)
+  local r = REC[self]
+  if r == nil or r.removed or r.parent ~= nil or r.is_scene then return end
   remove_node(r)
 end
 N.SetParent = function(self, parent)
@@ -738,14 +775,24 @@ local function var_key(k)
   if E.is(k, "StringHash") then return k.name_ or k.value_ end
   return k
 end
+-- Urho3D keys variables by StringHash: a variable loaded from a file is known by its hash only, and reading or
+-- writing it by name finds it through the name's hash.
+local function stored_key(r, k)
+  if r.vars[k] == nil and type(k) == "string" then
+    local h = E.sdbm(k)
+    if r.vars[h] ~= nil then return h end
+  end
+  return k
+end
 N.SetVar = function(self, key, value)
   local r = node_rec(self)
-  local k = var_key(key)
+  local k = stored_key(r, var_key(key))
   if r.vars[k] == nil then r.var_order[#r.var_order + 1] = k end
   r.vars[k] = E.variant_of(value)
 end
 N.GetVar = function(self, key)
-  return node_rec(self).vars[var_key(key)] or E.Variant_new("None", nil)
+  local r = node_rec(self)
+  return r.vars[stored_key(r, var_key(key))] or E.Variant_new("None", nil)
 end
 N.GetVars = function(self)
   local r = node_rec(self)
@@ -809,6 +856,7 @@ local function scene_rec(self)
   if not r.is_scene then error("invalid 'self' (a Scene was expected)", 3) end
   return r
 end
+E.scene_rec = scene_rec
 SC.GetNode = function(self, id) local n = scene_rec(self).nodes[id]; return n and n.proxy end
 -- Urho3D's Scene keeps a list per tag, appended to as nodes get the tag in the scene; the order is that.
 function E.tag_in_scene(scene, r, tag)
@@ -848,23 +896,34 @@ SC.SetSmoothingConstant = function(self, v) scene_rec(self).smoothing_constant =
 SC.GetSmoothingConstant = function(self) return scene_rec(self).smoothing_constant end
 SC.SetSnapThreshold = function(self, v) scene_rec(self).snap_threshold = v end
 SC.GetSnapThreshold = function(self) return scene_rec(self).snap_threshold end
-SC.Clear = function(self)
+-- Scene::Clear(clearReplicated, clearLocal): the nodes and components of those ranges; the name and variable names
+-- too when clearing both; the ranges' ID counters start again.
+SC.Clear = function(self, clear_replicated, clear_local)
   local r = scene_rec(self)
-  N.RemoveAllChildren(self)
-  N.RemoveAllComponents(self)
-  r.next_node = FIRST_REPLICATED_ID + 1
-end
-SC.IsAsyncLoading = function() return false end
-SC.GetAsyncProgress = function() return 1.0 end
-SC.GetFileName = function() return "" end
-SC.Update = function(self, step) E.update_scene(scene_rec(self), step) end
-for _, fmt in ipairs({"LoadXML", "LoadJSON", "Load", "LoadAsync", "LoadAsyncXML", "InstantiateXML",
-                      "InstantiateJSON", "Instantiate"}) do
-  SC[fmt] = function(self, src)
-    E.log("ERROR", "Scene:" .. fmt .. " is not supported headless yet")
-    return fmt:find("Instantiate") and nil or false
+  if clear_replicated == nil then clear_replicated = true end
+  if clear_local == nil then clear_local = true end
+  N.RemoveChildren(self, clear_replicated, clear_local, true)
+  local doomed = {}
+  for _, c in ipairs(r.components) do
+    local is_local = c.id >= FIRST_LOCAL_ID
+    if (is_local and clear_local) or (not is_local and clear_replicated) then doomed[#doomed + 1] = c end
   end
+  for _, c in ipairs(doomed) do E.remove_component(c) end
+  if clear_replicated and clear_local then
+    set_name(r, "")
+    r.var_names = nil
+    r.file_name, r.checksum = "", 0
+  end
+  if clear_replicated then r.next_node, r.next_component = FIRST_REPLICATED_ID, FIRST_REPLICATED_ID end
+  if clear_local then r.next_local_node, r.next_local_component = FIRST_LOCAL_ID, FIRST_LOCAL_ID end
 end
-for _, fmt in ipairs({"SaveXML", "SaveJSON", "Save"}) do
-  SC[fmt] = function() return false end
+SC.GetFileName = function(self) return scene_rec(self).file_name or "" end
+SC.GetChecksum = function(self) return scene_rec(self).checksum or 0 end
+SC.IsReplicatedID = function(a, id)   -- static in Urho3D: Scene.IsReplicatedID(id) or scene:IsReplicatedID(id)
+  if id == nil then id = a end
+  return (math.tointeger(id) or 0) < FIRST_LOCAL_ID
 end
+SC.GetFreeNodeID = function(self, mode) return free_node_id(scene_rec(self), mode == 1) end
+SC.GetFreeComponentID = function(self, mode) return E.free_component_id(scene_rec(self), mode == 1) end
+SC.Update = function(self, step) E.update_scene(scene_rec(self), step) end
+-- Loading and saving: engine/lua/runtime/68_scene_files.lua.

@@ -4,17 +4,31 @@ local sformat, tremove = string.format, table.remove
 local REC, node_rec = E.REC, E.node_rec
 
 E.COMPONENT_FACTORIES = {}   -- type name -> function(record) initialising the record
-local FIRST_LOCAL_ID = 0x01000000
+local FIRST_REPLICATED_ID, LAST_REPLICATED_ID = 1, 0x00ffffff
+local FIRST_LOCAL_ID, LAST_LOCAL_ID = 0x01000000, 0xffffffff
 
+-- Scene::GetFreeComponentID: the next ID of the range, skipping IDs in use, wrapping at the end.
+function E.free_component_id(scene, local_mode)
+  while true do
+    local id
+    if local_mode then
+      id = scene.next_local_component
+      scene.next_local_component = id < LAST_LOCAL_ID and id + 1 or FIRST_LOCAL_ID
+    else
+      id = scene.next_component
+      scene.next_component = id < LAST_REPLICATED_ID and id + 1 or FIRST_REPLICATED_ID
+    end
+    if not scene.component_ids[id] then return id end
+  end
+end
+
+-- A component joins `scene`: the ID it asked for (a file's, kept once) when free, else the scene's next.
 function E.register_component(scene, c)
   if scene == nil then return end
-  if c.local_mode then
-    c.id = scene.next_local_component
-    scene.next_local_component = c.id + 1
-  else
-    c.id = scene.next_component
-    scene.next_component = c.id + 1
-  end
+  local id = c.wanted_id
+  c.wanted_id = nil
+  if id == nil or id == 0 or scene.component_ids[id] then id = E.free_component_id(scene, c.local_mode) end
+  c.id = id
   scene.component_ids[c.id] = c
   if c.on_scene_set then c.on_scene_set(c, scene) end
 end
@@ -28,7 +42,8 @@ local function is_component_class(name)
   return false
 end
 
-local function create_component(node, type_name, mode)
+-- Node::CreateComponent(type, mode, id): a node of the local range makes local components only.
+local function create_component(node, type_name, mode, id)
   if E.is(type_name, "StringHash") then type_name = type_name.name_ end
   if type(type_name) ~= "string" then error("bad argument #1 to 'CreateComponent' (string expected)", 3) end
   local factory = E.COMPONENT_FACTORIES[type_name]
@@ -40,7 +55,7 @@ local function create_component(node, type_name, mode)
   local impl = IMPL[type_name]
   local proxy = setmetatable({}, impl.mt)
   local c = {kind = "component", type_name = type_name, proxy = proxy, node = node, enabled = true, id = 0,
-             local_mode = (mode == 1)}
+             local_mode = (mode == 1) or node.id >= FIRST_LOCAL_ID, wanted_id = math.tointeger(id)}
   REC[proxy] = c
   factory(c)
   node.components[#node.components + 1] = c
@@ -51,11 +66,21 @@ end
 E.create_component = create_component
 
 function E.clone_component(src, node)
-  local proxy = create_component(node, src.type_name, src.local_mode and 1 or 0)
-  local c = REC[proxy]
+  local mode = src.local_mode and 1 or 0
+  local c
+  if src.placeholder then   -- a scene file's component the engine cannot make (69_scene_files.lua)
+    c = E.scene_placeholder(node, src.type_name, mode, 0, true)
+  else
+    c = REC[create_component(node, src.type_name, mode)]
+  end
   if src.clone_into then src.clone_into(src, c) end
+  if src.file_attrs then   -- attributes kept as text from a scene file
+    c.file_attrs, c.file_attr_order = {}, {}
+    for k, v in pairs(src.file_attrs) do c.file_attrs[k] = v end
+    for i, k in ipairs(src.file_attr_order or {}) do c.file_attr_order[i] = k end
+  end
   c.enabled = src.enabled
-  return proxy
+  return c.proxy
 end
 
 local function remove_component(c)
@@ -74,7 +99,7 @@ end
 E.remove_component = remove_component
 
 local N = IMPL.Node.methods
-N.CreateComponent = function(self, type_name, mode, id) return create_component(node_rec(self), type_name, mode) end
+N.CreateComponent = function(self, type_name, mode, id) return create_component(node_rec(self), type_name, mode, id) end
 N.GetOrCreateComponent = function(self, type_name, mode, id)
   return N.GetComponent(self, type_name) or create_component(node_rec(self), type_name, mode)
 end
@@ -277,9 +302,9 @@ E.COMPONENT_FACTORIES.LuaScriptInstance = function(c)
   c.on_removed = function(x) if x.script_object then E.script_object_stop(x.script_object) end end
 end
 
-local function create_script_object(node, a, b)
-  -- CreateScriptObject("ClassName") or CreateScriptObject(fileName, "ClassName")
-  local class_name = b or a
+-- The script object of class `class_name` on the LuaScriptInstance record `c` (LuaScriptInstance::CreateObject);
+-- nil when the game defines no such class.
+local function attach_script_object(node, c, class_name)
   -- "LuaScriptObject" is the base every ScriptObject() class derives from; UrhoX games (urhox-libs/UI among
   -- them) instantiate it directly to get an object that can subscribe to events.
   local cls = class_name == "LuaScriptObject" and E.LUA_SCRIPT_OBJECT or E.game_env[class_name]
@@ -287,7 +312,6 @@ local function create_script_object(node, a, b)
     E.log("ERROR", sformat("Could not find Lua table %s", tostring(class_name)))
     return nil
   end
-  local c = REC[create_component(node, "LuaScriptInstance", 0)]
   local instance = setmetatable({}, cls)
   local so = {instance = instance, node = node, component = c, class_name = class_name, alive = true,
               delayed_start_pending = true, subscribed = false, methods_receiver = {}}
@@ -302,6 +326,19 @@ local function create_script_object(node, a, b)
   if not has_method(so, "DelayedStart") then so.delayed_start_pending = false end
   update_subscription(c)
   return instance
+end
+E.attach_script_object = attach_script_object
+
+local function create_script_object(node, a, b)
+  -- CreateScriptObject("ClassName") or CreateScriptObject(fileName, "ClassName")
+  local class_name = b or a
+  local cls = class_name == "LuaScriptObject" and E.LUA_SCRIPT_OBJECT or E.game_env[class_name]
+  if type(cls) ~= "table" then
+    E.log("ERROR", sformat("Could not find Lua table %s", tostring(class_name)))
+    return nil
+  end
+  local c = REC[create_component(node, "LuaScriptInstance", 0)]
+  return attach_script_object(node, c, class_name)
 end
 E.SCRIPT_INSTANCES = setmetatable({}, {__mode = "k"})
 

@@ -31,23 +31,7 @@ end
 local props = E.simple_properties
 local function color(r, g, b, a) return function() return E.IMPL.Color.new(r, g, b, a or 1) end end
 
-E.COMPONENT_FACTORIES.Octree = props(class("Octree"), {})
-class("Octree").methods.SetSize = function(self, box, levels) local c = comp_rec(self); c.box = box; c.levels = levels end
-class("Octree").methods.GetNumLevels = function(self) return comp_rec(self).levels or 8 end
--- Octree raycasts are not implemented yet: they find nothing.  Say so once per run in the log (the differential
--- fidelity test reads "is not supported headless" as "not implemented"), rather than miss silently.
-local raycast_said = {}
-local function no_raycast(method)
-  return function()
-    if not raycast_said[method] then
-      raycast_said[method] = true
-      E.log("WARNING", "Octree:" .. method .. " is not supported headless yet: it finds nothing")
-    end
-    return {}
-  end
-end
-class("Octree").methods.Raycast = no_raycast("Raycast")
-class("Octree").methods.RaycastSingle = no_raycast("RaycastSingle")
+-- Octree: 59_octree.lua
 E.COMPONENT_FACTORIES.DebugRenderer = props(class("DebugRenderer"), {LineAntiAlias = false})
 for _, m in ipairs({"AddLine", "AddTriangle", "AddBoundingBox", "AddNode", "AddSphere", "AddCircle", "AddCross",
                     "AddQuad", "AddFrustum", "AddPolyhedron", "AddSkeleton",
@@ -188,22 +172,7 @@ local function drawable_factory(extra)
 end
 E.drawable_factory = drawable_factory
 local D = Drawable.methods
-local function local_box(c)
-  local m = c.model and REC[c.model]
-  if m and m.bbox then return m.bbox end
-  return nil
-end
-D.GetBoundingBox = function(self)
-  local b = local_box(comp_rec(self))
-  if b == nil then return E.IMPL.BoundingBox.new() end
-  return E.IMPL.BoundingBox.new(E.Vector3_new(b[1], b[2], b[3]), E.Vector3_new(b[4], b[5], b[6]))
-end
-D.GetWorldBoundingBox = function(self)
-  local c = comp_rec(self)
-  local box = D.GetBoundingBox(self)
-  if c.node == nil then return box end
-  return box:Transformed(c.node.proxy:GetWorldTransform())
-end
+-- GetBoundingBox, GetWorldBoundingBox, GetDrawableFlags: 59_octree.lua
 D.IsInView = function() return true end
 D.GetZone = function() return nil end
 

@@ -1,18 +1,13 @@
--- File and FileSystem on an in-memory file system seeded from the deliverable: saves work within a run,
--- nothing touches the disk.  User and preference folders are virtual paths under "/user/".
+-- File and FileSystem over the game's files (59_files.lua): the deliverable's folder, read a file at a time when the
+-- game opens it, under an overlay of what the game writes.  Saves work within a run; nothing touches the disk.
+-- User and preference folders are virtual paths under "/user/".
 local error, type, tostring, setmetatable, ipairs, pairs = error, type, tostring, setmetatable, ipairs, pairs
 local ssub, sfind, sgsub, sbyte, schar, spack, sunpack = string.sub, string.find, string.gsub, string.byte,
   string.char, string.pack, string.unpack
-local vfs = E.vfs
 local FILE_READ, FILE_WRITE, FILE_READWRITE = 0, 1, 2
 local USER_DIR = "/user/"
 
-local function clean(path)
-  path = sgsub(tostring(path or ""), "\\", "/")
-  path = sgsub(path, "^%./", "")
-  path = sgsub(path, "//+", "/")
-  return path
-end
+local clean = E.clean_path
 
 -- Numbers and strings from the game, converted as tolua converts them (lua_tonumber, lua_tostring); anything else
 -- is the game's error, at the game's line (level 3: the helper, the API function, the game).
@@ -48,8 +43,9 @@ end
 
 local File = class("File")
 local function new_file(rec) return E.new_object("File", rec) end
-function E.open_memory_file(name, data)
-  return new_file({name = name, data = data, pos = 0, mode = FILE_READ, open = true})
+-- An open File reading `data`; `held` bytes of the game folder's files it holds until closed (59_files.lua).
+function E.open_memory_file(name, data, held)
+  return new_file({name = name, data = data, pos = 0, mode = FILE_READ, open = true, held = held or 0})
 end
 local function frec(self)
   local r = E.REC[self]
@@ -57,33 +53,42 @@ local function frec(self)
   if r == nil or mt == nil or mt.__name ~= "File" then error("invalid 'self' in call to File method", 3) end
   return r
 end
+local function close(r)
+  if r.open and r.mode ~= FILE_READ then E.fs_write(r.name, r.data) end
+  if r.held > 0 then
+    E.files_release(r.held)
+    r.held = 0
+  end
+  r.open = false
+end
 local function do_open(r, name, mode)
+  if r.open then close(r) end
   name = clean(name)
   mode = mode or FILE_READ
   r.name, r.mode, r.pos = name, mode, 0
   if mode == FILE_READ then
-    local data = vfs[name]
+    local data, held = E.fs_read_held(name)
     if data == nil then
-      local _, game_data = E.find_game_file(name)
-      data = game_data
+      local path = E.find_game_file(name)
+      if path ~= nil then data, held = E.fs_read_held(path) end
     end
     if data == nil then
       E.log("ERROR", "Could not open file " .. name)
       r.open, r.data = false, nil
       return false
     end
-    r.data, r.open = data, true
+    r.data, r.open, r.held = data, true, held
   elseif mode == FILE_WRITE then
     r.data, r.open = "", true
-    vfs[name] = ""
+    E.fs_write(name, "")
   else
-    r.data, r.open = vfs[name] or "", true
-    vfs[name] = r.data
+    r.data, r.open = E.fs_read(name) or "", true
+    E.fs_write(name, r.data)
   end
   return true
 end
 File.new = function(a, b, c)
-  local r = {name = "", data = nil, pos = 0, mode = FILE_READ, open = false}
+  local r = {name = "", data = nil, pos = 0, mode = FILE_READ, open = false, held = 0}
   local f = new_file(r)
   -- File(), File(name, mode) or File(context, name, mode)
   if type(a) == "string" then do_open(r, a, b)
@@ -92,13 +97,10 @@ File.new = function(a, b, c)
 end
 local F = File.methods
 F.Open = function(self, name, mode) return do_open(frec(self), name, mode) end
-F.Close = function(self)
-  local r = frec(self)
-  if r.open and r.mode ~= FILE_READ then vfs[r.name] = r.data end
-  r.open = false
-end
+F.Close = function(self) close(frec(self)) end
 F.Dispose = F.Close   -- UrhoX: release the file now rather than at collection; its data is kept as Close keeps it
-F.Flush = function(self) local r = frec(self); if r.open and r.mode ~= FILE_READ then vfs[r.name] = r.data end end
+F.delete = F.Close    -- tolua's delete (Urho3D's samples delete the File cache:GetFile returned): closes it
+F.Flush = function(self) local r = frec(self); if r.open and r.mode ~= FILE_READ then E.fs_write(r.name, r.data) end end
 F.IsOpen = function(self) return frec(self).open end
 F.GetName = function(self) return frec(self).name end
 F.GetMode = function(self) return frec(self).mode end
@@ -127,7 +129,7 @@ local function write(r, s)
   local d = r.data or ""
   r.data = ssub(d, 1, r.pos) .. s .. ssub(d, r.pos + #s + 1)
   r.pos = r.pos + #s
-  vfs[r.name] = r.data
+  E.fs_write(r.name, r.data)
   return #s
 end
 F.ReadString = function(self)
@@ -174,11 +176,10 @@ local function is_dir(path)
   path = clean(path)
   if path == "" or path == "/" or path == USER_DIR then return true end
   if ssub(path, -1) ~= "/" then path = path .. "/" end
-  for k in pairs(vfs) do if ssub(k, 1, #path) == path then return true end end
-  return E.fs_dirs[path] == true
+  return E.fs_dirs[path] == true or E.fs_folder_exists(path)
 end
 E.fs_dirs = {[USER_DIR] = true}
-FM.FileExists = function(_, p) p = clean(p); return vfs[p] ~= nil or E.find_game_file(p) ~= nil end
+FM.FileExists = function(_, p) p = clean(p); return E.fs_exists(p) or E.find_game_file(p) ~= nil end
 FM.DirExists = function(_, p) return is_dir(p) end
 FM.CreateDir = function(_, p)
   p = clean(p)
@@ -186,17 +187,20 @@ FM.CreateDir = function(_, p)
   E.fs_dirs[p] = true
   return true
 end
-FM.Delete = function(_, p) p = clean(p); local had = vfs[p] ~= nil; vfs[p] = nil; return had end
+FM.Delete = function(_, p) return E.fs_delete(clean(p)) end
 FM.Rename = function(_, a, b)
   a, b = clean(a), clean(b)
-  if vfs[a] == nil then return false end
-  vfs[b], vfs[a] = vfs[a], nil
+  local data = E.fs_read(a)
+  if data == nil then return false end
+  E.fs_delete(a)
+  E.fs_write(b, data)
   return true
 end
 FM.Copy = function(_, a, b)
   a, b = clean(a), clean(b)
-  if vfs[a] == nil then return false end
-  vfs[b] = vfs[a]
+  local data = E.fs_read(a)
+  if data == nil then return false end
+  E.fs_write(b, data)
   return true
 end
 FM.GetProgramDir = function() return "" end
@@ -219,12 +223,10 @@ FM.ScanDir = function(_, path, filter, flags, recursive)
   local pattern = filter and filter ~= "*" and filter ~= "*.*" and
     ("%." .. sgsub(sgsub(filter, "^%*%.", ""), "%p", "%%%0") .. "$")
   local out = {}
-  for _, k in ipairs(E.sorted_keys(vfs)) do
-    if ssub(k, 1, #path) == path then
-      local rest = ssub(k, #path + 1)
-      if (recursive or not sfind(rest, "/", 1, true)) and (not pattern or sfind(rest, pattern)) then
-        out[#out + 1] = rest
-      end
+  for _, k in ipairs(E.fs_list(path)) do
+    local rest = ssub(k, #path + 1)
+    if (recursive or not sfind(rest, "/", 1, true)) and (not pattern or sfind(rest, pattern)) then
+      out[#out + 1] = rest
     end
   end
   return out

@@ -1366,6 +1366,7 @@ local function resize_root()
 end
 E.ui_resize_root = resize_root
 E.on_configure(resize_root)   -- the screen's size is the run's
+E.on_screen_resize(resize_root)   -- and follows the window (UI::HandleScreenMode)
 -- System (window) pixels to UI pixels (UI::ConvertSystemToUI): floor of the division by the UI scale.
 function E.ui_from_system(x, y)
   return mfloor(f32(x / ui_state.scale_x)), mfloor(f32(y / ui_state.scale_y))

@@ -15,85 +15,10 @@ local sfind, ssub, smatch, sgsub, slower, schar = string.find, string.sub, strin
 local mmax = math.max
 local REC = E.REC
 local urec, opt_rec = E.ui_rec, E.ui_opt_rec
-local MAX_XML_DEPTH = 256
 local MAX_STYLE_NESTING = 32
 -- Elements one style or layout operation may load: styles that refer to each other (directly or through their
 -- children's styles) expand exponentially within the nesting limit, all of it engine work the budget never sees.
 local MAX_STYLE_WORK = 20000
-
-----------------------------------------------------------------------------------------------------
--- A small XML reader: elements and attributes (comments, processing instructions, CDATA and text are skipped)
-----------------------------------------------------------------------------------------------------
-local ENTITIES = {lt = "<", gt = ">", amp = "&", quot = "\"", apos = "'"}
-local function decode(s)
-  if not sfind(s, "&", 1, true) then return s end
-  return (sgsub(s, "&(#?)([xX]?)(%w+);", function(num, hex, body)
-    if num == "" then return ENTITIES[body] or ("&" .. body .. ";") end
-    local code = tonumber(body, hex ~= "" and 16 or 10)
-    if code == nil or code < 0 or code > 0x10FFFF then return "" end
-    return utf8.char(code)
-  end))
-end
--- Parse `src`; returns the document's root element {name, attrs, attr_order, children} or nil and a message.
-function E.xml_parse(src)
-  if type(src) ~= "string" then return nil, "no XML data" end
-  local doc = {name = "#document", attrs = {}, attr_order = {}, children = {}}
-  local stack = {doc}
-  local pos = 1
-  while true do
-    local s = sfind(src, "<", pos, true)
-    if s == nil then break end
-    if ssub(src, s, s + 3) == "<!--" then
-      local e = sfind(src, "-->", s + 4, true)
-      if e == nil then return nil, "unterminated comment" end
-      pos = e + 3
-    elseif ssub(src, s, s + 8) == "<![CDATA[" then
-      local e = sfind(src, "]]>", s + 9, true)
-      if e == nil then return nil, "unterminated CDATA section" end
-      pos = e + 3
-    elseif ssub(src, s, s + 1) == "<?" then
-      local e = sfind(src, "?>", s + 2, true)
-      if e == nil then return nil, "unterminated processing instruction" end
-      pos = e + 2
-    elseif ssub(src, s, s + 1) == "<!" then
-      local e = sfind(src, ">", s + 2, true)
-      if e == nil then return nil, "unterminated declaration" end
-      pos = e + 1
-    elseif ssub(src, s, s + 1) == "</" then
-      local name, after = smatch(src, "^</%s*([%w_:%.%-]+)%s*>()", s)
-      if name == nil then return nil, "malformed end tag" end
-      local cur = stack[#stack]
-      if #stack == 1 or cur.name ~= name then return nil, "mismatched end tag </" .. name .. ">" end
-      stack[#stack] = nil
-      pos = after
-    else
-      local name, p = smatch(src, "^<([%w_:%.%-]+)()", s)
-      if name == nil then return nil, "malformed tag" end
-      local node = {name = name, attrs = {}, attr_order = {}, children = {}}
-      local open
-      while true do
-        p = smatch(src, "^%s*()", p)
-        if ssub(src, p, p + 1) == "/>" then open, p = false, p + 2; break end
-        if ssub(src, p, p) == ">" then open, p = true, p + 1; break end
-        local an, _, av, after = smatch(src, "^([%w_:%.%-]+)%s*=%s*(['\"])(.-)%2()", p)
-        if an == nil then return nil, "malformed attribute in <" .. name .. ">" end
-        if node.attrs[an] == nil then node.attr_order[#node.attr_order + 1] = an end
-        node.attrs[an] = decode(av)
-        p = after
-      end
-      local parent = stack[#stack]
-      parent.children[#parent.children + 1] = node
-      if open then
-        if #stack > MAX_XML_DEPTH then return nil, "XML nested deeper than " .. MAX_XML_DEPTH .. " levels" end
-        stack[#stack + 1] = node
-      end
-      pos = p
-    end
-  end
-  if #stack ~= 1 then return nil, "unclosed element <" .. stack[#stack].name .. ">" end
-  if doc.children[1] == nil then return nil, "no root element" end
-  return doc.children[1]
-end
 
 ----------------------------------------------------------------------------------------------------
 -- The stock style table (this project's own numbers) in the shape the XML reader produces
@@ -145,36 +70,47 @@ local STOCK_STYLE = el({},
   el({type = "ToolTipText", style = "Text"}, attr("Font Size", "10")))
 E.UI_STOCK_STYLE = STOCK_STYLE
 local STOCK_STYLE_NAME = "ui/defaultstyle.xml"
+-- An XMLFile resource of that name reads this table (61_xml.lua), as a document of its own.
+local function stock_document()
+  local doc = E.xml_new_element("#document", nil)
+  local function copy(node, parent)
+    local n = E.xml_new_element(node.name, parent)
+    for _, k in ipairs(E.sorted_keys(node.attrs)) do E.xml_set_attr(n, k, node.attrs[k]) end
+    for i, c in ipairs(node.children) do n.children[i] = copy(c, n) end
+    return n
+  end
+  doc.children[1] = copy(STOCK_STYLE, doc)
+  return doc
+end
+E.STOCK_XML_DOCUMENTS["UI/DefaultStyle.xml"] = stock_document
 
--- The parsed document of a style or layout file (an XMLFile resource, a File, or a file name), cached.
+-- The root element of a style or layout file (an XMLFile resource, a File, or a file name), parsed once per File.
 local doc_cache = setmetatable({}, {__mode = "k"})
-local function file_data(src)
-  if type(src) == "string" then
-    local _, data = E.find_game_file(src)
-    return data, src
-  end
-  local r = REC[src]
-  if r == nil then return nil, "?" end
-  if r.data then return r.data, r.name or "?" end
-  if r.name then
-    local _, data = E.find_game_file(r.name)
-    return data, r.name
-  end
-  return nil, "?"
+local function parsed(data, name)
+  local doc, err = E.xml_parse(data)
+  if doc == nil then E.log("ERROR", "Could not parse XML " .. tostring(name) .. ": " .. err) end
+  return doc
 end
 local function document(src)
   if src == nil then return nil end
-  local key = REC[src]
-  if key and doc_cache[key] then return doc_cache[key] end
-  local data, name = file_data(src)
-  local doc, err
-  if data ~= nil then
-    doc, err = E.xml_parse(data)
-    if doc == nil then E.log("ERROR", "Could not parse XML " .. tostring(name) .. ": " .. err) end
-  elseif type(name) == "string" and slower(name) == STOCK_STYLE_NAME then
+  if type(src) == "string" then
+    local path = E.find_game_file(src)
+    local data = path and E.fs_read(path)
+    if data ~= nil then return parsed(data, src) end
+    if slower(src) == STOCK_STYLE_NAME then return STOCK_STYLE end
+    return nil
+  end
+  local r = REC[src]
+  if r == nil then return nil end
+  if r.doc then return r.doc.children[1] end   -- an XMLFile
+  if doc_cache[r] then return doc_cache[r] end
+  local doc
+  if r.data then
+    doc = parsed(r.data, r.name)
+  elseif type(r.name) == "string" and slower(r.name) == STOCK_STYLE_NAME then
     doc = STOCK_STYLE
   end
-  if key and doc then doc_cache[key] = doc end
+  doc_cache[r] = doc
   return doc
 end
 E.ui_document = document
@@ -489,7 +425,8 @@ end
 -- method runs as tolua makes them: `self` of the method's class (an element of another type is the game's error,
 -- not a record of the wrong shape), numbers where a number is declared (numeric strings converted, as
 -- lua_tonumber does; an integer parameter gets C's (int) cast of the double, which on x86 turns NaN, the
--- infinities and out-of-range values into INT_MIN), value types (IntVector2, IntRect, Color ...) where they are
+-- infinities and out-of-range values into INT_MIN; an unsigned one, named uint... as Image's uintColor, C's
+-- conversion to unsigned), value types (IntVector2, IntRect, Color ...) where they are
 -- declared, and an overload chosen by what matches (arguments past an overload's last must be nil, as tolua's
 -- isnoobj check asks).  Other parameters (strings, booleans, elements, resources) are left to the methods.
 -- Without these checks a wrong value failed inside the engine, or was stored and broke a later frame.  The wrapper
@@ -507,6 +444,13 @@ do
     end
     if v ~= v or v >= 2147483648.0 or v <= -2147483649.0 then return INT_MIN end
     return mtointeger(v >= 0 and math.floor(v) or -math.floor(-v))
+  end
+  -- An unsigned int parameter (Urho3D names them uint...: Image's uintColor, 0xAABBGGRR): C's conversion to
+  -- unsigned, modulo 2^32 (out of any int's range: 0)
+  local function c_uint(v)
+    if mtype(v) == "integer" then return v & 0xffffffff end
+    if v ~= v or v >= 9.2e18 or v <= -9.2e18 then return 0 end
+    return mtointeger(v >= 0 and math.floor(v) or -math.floor(-v)) & 0xffffffff
   end
   local function is(v, cname)
     local mt = dgetmt(v)
@@ -566,8 +510,8 @@ do
     error(sformat_("invalid 'self' in call to %s:%s (a %s was expected, got %s)", cname, fname, cname,
       r and r.kind == "ui" and r.type_name or type_name(self)), 2)
   end
-  local P = {is = is, int = c_int, tonumber = tonumber, type = type, fail = fail, bad_self = bad_self, REC = REC,
-    ISA = ISA}
+  local P = {is = is, int = c_int, uint = c_uint, tonumber = tonumber, type = type, fail = fail, bad_self = bad_self,
+    REC = REC, ISA = ISA}
   local factories = {}
   local function wrap(cname, fname, impl, decl, check_self)
     local sigs, most, checked = {}, 0, false
@@ -575,7 +519,7 @@ do
       local sig = {}
       for j, p in ipairs(o.params) do
         if p.name == "..." then break end
-        sig[j] = {kind = kind_of(p.type), optional = p.optional}
+        sig[j] = {kind = kind_of(p.type), optional = p.optional, unsigned = p.name:sub(1, 4) == "uint"}
         if sig[j].kind then checked = true end
       end
       sigs[i] = sig
@@ -592,17 +536,19 @@ do
       for i = 1, most do
         local a = "a" .. i
         names[i] = a
-        local numeric, integer, other = false, false, false
+        local numeric, integer, other, unsigned = false, false, false, false
         for _, sig in ipairs(sigs) do
           local k = sig[i] and sig[i].kind
           if k == "integer" then integer = true elseif k == "number" then numeric = true
           elseif sig[i] and k == nil then other = true end
+          if k == "integer" and sig[i].unsigned then unsigned = true end
         end
         if (integer or numeric) and not other then
           lines[#lines + 1] = sformat_("if type(%s) == 'string' then %s = tonumber(%s) or %s end", a, a, a, a)
         end
         if integer and not numeric then
-          lines[#lines + 1] = sformat_("if type(%s) == 'number' then %s = int(%s) end", a, a, a)
+          lines[#lines + 1] = sformat_("if type(%s) == 'number' then %s = %s(%s) end", a, a,
+            unsigned and "uint" or "int", a)
         end
       end
       for _, sig in ipairs(sigs) do
@@ -628,8 +574,8 @@ do
         params .. ")"
     end
     local src = "local impl, P, cname, fname, sigs, most = ...\n" ..
-      "local type, tonumber, is, int, fail, bad_self, REC, ISA = P.type, P.tonumber, P.is, P.int, P.fail, " ..
-      "P.bad_self, P.REC, P.ISA\nreturn function(self, " .. params .. ")\n" .. tconcat(lines, "\n") .. "\n" ..
+      "local type, tonumber, is, int, uint, fail, bad_self, REC, ISA = P.type, P.tonumber, P.is, P.int, P.uint, " ..
+      "P.fail, P.bad_self, P.REC, P.ISA\nreturn function(self, " .. params .. ")\n" .. tconcat(lines, "\n") .. "\n" ..
       call .. "\nend"
     -- one compiled factory per distinct check (a few dozen), instantiated per method
     local factory = factories[src]
@@ -640,7 +586,9 @@ do
     return factory(impl, P, cname, fname, sigs, most)
   end
   -- The checks go into the tables games call through (bound methods and property setters), after binding;
-  -- the engine's own code keeps calling the implementations directly.
+  -- the engine's own code keeps calling the implementations directly.  The UI's classes get them, and the
+  -- resources' (XMLElement, JSONValue ...: 61_xml.lua, 62_json.lua), whose setters take numbers and value types.
+  local CHECKED_FILES = {["ui.api"] = true, ["resource.api"] = true}
   E.defer(function()
     local cache = {}   -- implementation -> declaration -> wrapper
     local function checked(cname, mname, fn)
@@ -663,7 +611,7 @@ do
     end
     for _, cname in ipairs(E.sorted_keys(CLASSES)) do
       local impl = IMPL[cname]
-      if impl and impl.bound_methods and CLASSES[cname].source == "ui.api" then
+      if impl and impl.bound_methods and CHECKED_FILES[CLASSES[cname].source] then
         local methods, setters = impl.bound_methods, impl.setters
         for _, mname in ipairs(E.sorted_keys(methods)) do
           local fn = rawget(methods, mname)

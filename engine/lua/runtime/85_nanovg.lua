@@ -22,7 +22,9 @@ local mfloor, mceil, msqrt, msin, mcos, mtan, macos, mabs, mmin, mmax, mpi, mfmo
 local dgetmt = E.dgetmt
 local REC, clock, config = E.REC, E.clock, E.host.config
 local SCREEN_W, SCREEN_H   -- the run's screen (E.configure)
-E.on_configure(function() SCREEN_W, SCREEN_H = config.screen_width, config.screen_height end)
+local function screen_size() SCREEN_W, SCREEN_H = config.screen_width, config.screen_height end
+E.on_configure(screen_size)
+E.on_screen_resize(screen_size)   -- frames begun after a resize cover the new screen
 
 local ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT = 1, 2, 4
 local ALIGN_TOP, ALIGN_MIDDLE, ALIGN_BOTTOM, ALIGN_BASELINE, ALIGN_CENTER_VISUAL = 8, 16, 32, 64, 128
@@ -713,8 +715,9 @@ end
 FUNCTIONS.nvgCreateImage = function(ctx, path, flags)
   local c = ctx_of(ctx, "nvgCreateImage")
   local name = normalize(path)
-  local found, data = E.find_game_file(name)
-  if found == nil then
+  local found = E.find_game_file(name)
+  local data = found and E.fs_read(found)
+  if data == nil then
     local resources = E.host.resources or {}
     local meta = resources[name] or resources[stock_name(name)]
     if meta ~= nil and meta.width then return add_image(c, name, meta.width, meta.height, flags) end

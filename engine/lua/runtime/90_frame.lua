@@ -7,6 +7,7 @@ local clock, state = E.clock, E.state
 -- update from their own SceneUpdate/ScenePostUpdate subscriptions (55_components.lua).
 function E.update_scene(scene, step)
   if not scene.update_enabled or scene.removed then return end
+  if scene.async and E.scene_async_update(scene) then return end   -- loading from a file (69_scene_files.lua)
   step = step * scene.time_scale
   local sender = scene.proxy
   E.send_event("SceneUpdate", {Scene = sender, TimeStep = step}, sender)
@@ -35,10 +36,14 @@ function E.run_frame()
   clock.frame = clock.frame + 1
   clock.elapsed = clock.frame * step
   state.frame = clock.frame
+  -- the network reads what reached this role (Urho3D's Network handles BeginFrame before the game does)
+  if E.net_begin_frame then E.net_begin_frame() end
   E.send_event("BeginFrame", {FrameNumber = clock.frame, TimeStep = step})
   E.process_input()
   E.send_event("Update", {TimeStep = step})
   E.send_event("PostUpdate", {TimeStep = step})
+  -- the network's update at its rate (Urho3D's Network handles RenderUpdate before the game does)
+  if E.net_post_update then E.net_post_update(step) end
   E.send_event("RenderUpdate", {TimeStep = step})
   E.send_event("PostRenderUpdate", {TimeStep = step})
   if E.render_hook then E.render_hook(step) end
@@ -55,6 +60,7 @@ function E.run_frames(n)
       return
     end
     E.run_frame()
+    if E.net_after_frame then E.net_after_frame() end   -- a server role steps its clients (67_network.lua)
   end
 end
 
@@ -63,7 +69,12 @@ function E.start(entry)
   if state.started then return end
   state.started = true
   local G = E.game_env
-  local source = E.vfs[entry]
+  local read_ok, source = pcall(E.fs_read, entry)
+  if not read_ok then
+    E.state.errors[#E.state.errors + 1] = {message = E.error_text(source), traceback = "", frame = 0,
+      phase = "load"}
+    return
+  end
   if source == nil then
     E.state.errors[#E.state.errors + 1] = {message = "entry script " .. entry .. " not found", traceback = "",
       frame = 0, phase = "load"}
