@@ -57,7 +57,7 @@ end
 """
 
 
-def _engine_3d(bodies: int, frames: int, handler: bool) -> float:
+def _engine_3d(bodies: int, frames: int, handler: bool) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         game = Path(tmp)
         (game / "scripts").mkdir()
@@ -66,16 +66,16 @@ def _engine_3d(bodies: int, frames: int, handler: bool) -> float:
         engine = Engine(game)
         engine.start()
         engine.run_frames(1)   # the bodies are built at the first step; time the stepping, as for pybullet
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         engine.run_frames(frames)
-        elapsed = time.perf_counter() - start
+        elapsed = time.perf_counter() - start, time.process_time() - cpu
         report = engine.report()
         if report.outcome != "clean":
             raise SystemExit(f"bench game did not run clean: {report.errors[:1]} {report.missing_api}")
         return elapsed
 
 
-def _pybullet_3d(bodies: int, frames: int) -> float:
+def _pybullet_3d(bodies: int, frames: int) -> tuple[float, float]:
     from engine import BULLET_SOLVER_SETTINGS as SOLVER_SETTINGS
     from engine import import_pybullet
     p = import_pybullet()
@@ -95,30 +95,35 @@ def _pybullet_3d(bodies: int, frames: int) -> float:
                              restitution=0.0, linearDamping=0.0, angularDamping=0.0,
                              activationState=p.ACTIVATION_STATE_ENABLE_SLEEPING, physicsClientId=cid)
         p.stepSimulation(physicsClientId=cid)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in range(frames):
             p.stepSimulation(physicsClientId=cid)
-        return time.perf_counter() - start
+        return time.perf_counter() - start, time.process_time() - cpu
     finally:
         p.disconnect(physicsClientId=cid)
 
 
 def section_3d(args: argparse.Namespace) -> None:
+    """Both clocks: wall time, and CPU time (the process's own: pybullet and the engine run on one thread, so on a
+    shared machine CPU time is the work done, wall time also the waits for a core)."""
     frames = round(args.seconds * 60)
-    best: dict[str, float] = {}
+    best: dict[str, tuple[float, float]] = {}
     for _ in range(args.reps):   # interleaved, best of reps: the machine is shared
         for name, fn in (("pybullet alone", lambda: _pybullet_3d(args.bodies, frames)),
                          ("engine, no Lua handler", lambda: _engine_3d(args.bodies, frames, False)),
                          ("engine, per-frame Lua handler", lambda: _engine_3d(args.bodies, frames, True))):
-            t = fn()
-            best[name] = min(best.get(name, t), t)
-    floor = best["pybullet alone"]
-    print(f"3D: {args.bodies} boxes falling onto a floor, {args.seconds:g} simulated s ({frames} steps of 1/60 s)")
-    for name, t in best.items():
-        ratio = "" if name == "pybullet alone" else f"  {t / floor:.2f}x pybullet"
-        print(f"  {name:32s} {args.seconds / t:8.2f} simulated s per wall s{ratio}")
-    ok = best["engine, no Lua handler"] / floor <= 1.5
-    print(f"  target (no handler) <= 1.5x pybullet: {'met' if ok else 'NOT met'}")
+            wall, cpu = fn()
+            old = best.get(name, (wall, cpu))
+            best[name] = (min(old[0], wall), min(old[1], cpu))
+    print(f"3D: {args.bodies} boxes falling onto a floor, {args.seconds:g} simulated s ({frames} steps of 1/60 s, "
+          f"best of {args.reps})")
+    for k, clock in enumerate(("wall", "cpu")):
+        floor = best["pybullet alone"][k]
+        for name, times in best.items():
+            ratio = "" if name == "pybullet alone" else f"  {times[k] / floor:.2f}x pybullet"
+            print(f"  [{clock}] {name:32s} {args.seconds / times[k]:8.2f} sim s / {clock} s{ratio}")
+    ratio = best["engine, no Lua handler"][1] / best["pybullet alone"][1]
+    print(f"  target (no handler, cpu) <= 1.5x pybullet: {'met' if ratio <= 1.5 else 'NOT met'} ({ratio:.2f}x)")
 
 
 def section_2d(args: argparse.Namespace) -> None:

@@ -44,8 +44,9 @@ _F32 = struct.Struct("<f")
 
 # Reading awake bodies' transforms is the engine's per-step cost beside Box2D's own: through the wheel's
 # properties it takes six Python-level calls per body.  b2Body's first fields (Box2D 2.3: m_type, m_flags,
-# m_islandIndex, m_xf, m_sweep) are read instead straight from memory, two C calls per body; `_raw_layout_ok()`
-# checks the layout against the properties once per process and the properties are used if it ever differs.
+# m_islandIndex, m_xf, m_sweep) are read instead straight from memory, all bodies' in one numpy gather (_raw_gather);
+# `_raw_layout_ok()` checks the layout against the properties once per process and the properties are used if it
+# ever differs.
 _RAW_BODY = struct.Struct("<4xH6x2f36xf")     # flags, position x, y, sweep angle
 _RAW_SIZE = 60
 _AWAKE_FLAG, _ACTIVE_FLAG = 0x0002, 0x0020
@@ -78,6 +79,16 @@ def _raw_layout_ok() -> bool:
 def _raw_view(body: Any) -> Any:
     """The first bytes of a b2Body as a ctypes array over its memory (valid while the body lives)."""
     return (ctypes.c_char * _RAW_SIZE).from_address(int(body.this))
+
+
+def _raw_gather(bodies: list[Any]) -> tuple[Any, Any]:
+    """A byte array over the memory spanning `bodies` (never read as a whole) and the index of each body's first
+    bytes in it, one row per body: `memory[index]` copies them all in one numpy call (valid while they live)."""
+    addresses = np.array([int(body.this) for body in bodies], dtype=np.int64)
+    low = int(addresses.min())
+    span = int(addresses.max()) - low + _RAW_SIZE
+    memory = np.frombuffer(memoryview((ctypes.c_char * span).from_address(low)), dtype=np.uint8)
+    return memory, (addresses - low)[:, None] + np.arange(_RAW_SIZE)
 
 
 def _f32(value: float) -> float:
@@ -209,13 +220,13 @@ class _World:
         self.listener = _Listener()
         self.presolve_listener = _PreSolveListener()
         self.installed: _Listener | None = None   # the listener set on the world now
-        # bodies whose transform a step can change (not static), in creation order: id -> (body, raw view)
-        self.moving: dict[int, tuple[Any, Any]] = {}
-        self.views: list[Any] | None = None   # the moving bodies' raw views, in order (None: to rebuild)
+        # bodies whose transform a step can change (not static), in creation order: id -> body
+        self.moving: dict[int, Any] = {}
+        self.gather: tuple[Any, Any] | None = None   # the moving bodies' first bytes (_raw_gather; None: to make)
         self.generation = 0                   # changes whenever the moving bodies do (Lua re-reads their order)
 
     def moving_changed(self) -> None:
-        self.views = None
+        self.gather = None
         self.generation += 1
 
 
@@ -305,17 +316,18 @@ class Box2DHost:
             while self._deferred:
                 fn, args = self._deferred.pop(0)
                 fn(*args)
-        # The awake, active moving bodies' transforms: every moving body's first bytes copied (one C-level copy per
-        # body), then selected and packed by numpy; 16 bytes per body for Lua.
-        if state.views is None:
-            state.views = [view for _, view in state.moving.values()]
-        if not state.views:
+        # The awake, active moving bodies' transforms: every moving body's first bytes copied (one numpy gather for
+        # them all), then selected and packed by numpy; 16 bytes per body for Lua.
+        if not state.moving:
             return b"", state.generation, begins, ends
         if _raw_layout_ok():
-            rec = np.frombuffer(b"".join(map(bytes, state.views)), dtype=_RAW_DTYPE)
+            if state.gather is None:
+                state.gather = _raw_gather(list(state.moving.values()))
+            memory, rows = state.gather
+            rec = memory[rows].view(_RAW_DTYPE).reshape(-1)
         else:
             rec = np.array([((_AWAKE_FLAG if body.awake else 0) | (_ACTIVE_FLAG if body.active else 0),
-                             body.position[0], body.position[1], body.angle) for body, _ in state.moving.values()],
+                             body.position[0], body.position[1], body.angle) for body in state.moving.values()],
                            dtype=_RAW_DTYPE)
         mask = _AWAKE_FLAG | _ACTIVE_FLAG
         index = np.flatnonzero((rec["flags"] & mask) == mask)
@@ -356,7 +368,7 @@ class Box2DHost:
         body.userData = bid
         self._bodies[bid] = (wid, body)
         if body_type != 0:
-            state.moving[bid] = (body, _raw_view(body))
+            state.moving[bid] = body
             state.moving_changed()
         return bid
 
@@ -392,7 +404,7 @@ class Box2DHost:
                 moving.pop(bid, None)
             else:
                 # keep creation order among moving bodies, so results never depend on when a type changed
-                moving[bid] = (body, _raw_view(body))
+                moving[bid] = body
                 order = sorted(moving)
                 items = {k: moving[k] for k in order}
                 moving.clear()

@@ -591,6 +591,45 @@ def test_hundreds_of_bodies_each_write_their_own_node() -> None:
     assert ok is True
 
 
+def test_nodes_follow_their_bodies_through_changes_of_the_node_tree() -> None:
+    # The sync caches which body nodes are children of the scene (written directly); a node moved under another
+    # node and back, or one that gains a child, must still show its body: the same as in a scene left alone.
+    changed, alone, kid_off = run("""
+      local function scenario(changes)
+        scene_ = Scene()
+        world = scene_:CreateComponent("PhysicsWorld2D")
+        local holder = scene_:CreateChild("Holder")
+        holder.position = Vector3(0.5, 0.25, 0)
+        local nodes = {}
+        for i = 1, 4 do nodes[i] = body("B" .. i, i * 2, 3 + i, BT_DYNAMIC, "box", 1, 1) end
+        local ys, kid_off, kid = {}, 0, nil
+        for frame = 1, 60 do
+          if changes and frame == 10 then kid = nodes[1]:CreateChild("Kid"); kid.position = Vector3(0, 1, 0) end
+          if changes and frame == 20 then nodes[2].parent = holder end
+          if changes and frame == 30 then nodes[3]:Remove() end
+          if changes and frame == 40 then nodes[2].parent = scene_ end
+          step(1)
+          for _, i in ipairs({1, 2, 4}) do
+            local p = nodes[i].worldPosition
+            ys[#ys + 1] = {p.x, p.y}
+          end
+          if kid then
+            local d = (kid.worldPosition - nodes[1].worldPosition - nodes[1].worldRotation * Vector3(0, 1, 0)):Length()
+            if d > kid_off then kid_off = d end
+          end
+        end
+        return ys, kid_off
+      end
+      local changed, kid_off = scenario(true)
+      return changed, scenario(false), kid_off
+    """)
+    assert len(changed) == len(alone) == 180
+    worst = max(abs(a - b) for pa, pb in zip(changed, alone, strict=True) for a, b in zip(pa, pb, strict=True))
+    assert worst < 1e-4, worst   # the reparented node's body is put back where its node is (float32)
+    assert kid_off < 1e-6
+    assert changed[-1][1] < 4 - 1   # they did fall
+
+
 def test_static_sprites_keep_their_state() -> None:
     # Urho2D games put a StaticSprite2D beside their bodies (sample 27): state only, nothing is drawn
     got = run("""

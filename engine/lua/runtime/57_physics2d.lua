@@ -1113,15 +1113,7 @@ end
 -- Awake bodies write their nodes (RigidBody2D::ApplyWorldTransform).  The step hands over a record per awake moving
 -- body (its index in an order Lua re-reads when its generation changes, position, angle: engine/_box2d.py).  A node
 -- whose parent is the scene is written here directly.
-local RECORD, RECORD_SIZE = "i4fff", 16   -- engine/_box2d.py _OUT_DTYPE: index in the moving order, x, y, angle
--- Records are unpacked CHUNK at a time (one C call each; one format per chunk size, so at most CHUNK formats).
-local CHUNK = 256
-local formats = {}
-local function records_format(n)
-  local f = formats[n]
-  if f == nil then f = "<" .. string.rep(RECORD, n); formats[n] = f end
-  return f
-end
+local RECORD = "<i4fff"   -- engine/_box2d.py _OUT_DTYPE: index in the moving order, x, y, angle; one C call each
 
 -- Write a node whose parent is the scene (world = local when the scene's transform is the identity): as
 -- Node::MarkDirty, its children and its other components hear of the move.  The node stays dirty, flagged
@@ -1158,38 +1150,60 @@ local function moving_bodies(w, generation)
   return w.moving
 end
 
+-- Per moving body (as moving_bodies), its node if that is a child of the scene (written directly, see
+-- apply_transforms), else false; found once per node, kept while the moving bodies, the node tree
+-- (E.tree_version: parents, children, removals) and the scene stay the same.
+local function root_nodes(w, generation, scene)
+  local t = w.roots
+  if t == nil or w.roots_generation ~= generation or w.roots_version ~= E.tree_version or w.roots_scene ~= scene then
+    t = {}
+    w.roots, w.roots_generation, w.roots_version, w.roots_scene = t, generation, E.tree_version, scene
+  end
+  return t
+end
+
 local function apply_transforms(w, raw, generation)
-  local count = #raw // RECORD_SIZE
-  if count == 0 then return end
+  local n = #raw
+  if n == 0 then return end
   local bodies = moving_bodies(w, generation)
   w.applying = true
   local scene = w.node and (w.node.scene or w.node)
   local direct = scene ~= nil and identity_transform(scene)
+  local roots = root_nodes(w, generation, scene)
   local nested
-  local v, base = nil, 0
-  for k0 = 1, 4 * count, 4 do
-    local k = k0 - base
-    if v == nil or k > #v then
-      local first = (k0 - 1) // 4                     -- records before this chunk
-      local n = math.min(CHUNK, count - first)
-      v = {sunpack(records_format(n), raw, first * RECORD_SIZE + 1)}
-      v[#v] = nil                                      -- string.unpack's last result: the next position
-      base, k = k0 - 1, 1
+  local pos, k0 = 1, 1
+  while pos <= n do
+    local i, x, y, a
+    i, x, y, a, pos = sunpack(RECORD, raw, pos)
+    i = i + 1
+    local r = roots[i]
+    if r == nil then
+      local b = bodies[i]
+      r = b and b.node
+      if not (r and not r.removed and r.parent == scene) then r = false end
+      roots[i] = r
     end
-    local b = bodies[v[k] + 1]
-    local r = b and b.node
-    if r and not r.removed then
-      local x, y, half = v[k + 1], v[k + 2], v[k + 3] * 0.5
-      local qw, qz = mcos(half), msin(half)
-      if direct and r.parent == scene then
-        write_root_node(r, x, y, qw, qz)
-      else
-        nested = nested or {}
-        local depth, p = 0, r.parent
-        while p do depth = depth + 1; p = p.parent end
-        nested[#nested + 1] = {r, x, y, qw, qz, depth, k0}
+    local half = a * 0.5
+    local qw, qz = mcos(half), msin(half)
+    if r and direct then
+      r.px, r.py, r.rw, r.rx, r.ry, r.rz = x, y, qw, 0.0, 0.0, qz
+      if not r.dirty then write_root_node(r, x, y, qw, qz) end
+      r.moved_by_step = true
+    else
+      local b = bodies[i]
+      r = b and b.node
+      if r and not r.removed then
+        if direct and r.parent == scene then
+          write_root_node(r, x, y, qw, qz)
+        else
+          nested = nested or {}
+          local depth, p = 0, r.parent
+          while p do depth = depth + 1; p = p.parent end
+          nested[#nested + 1] = {r, x, y, qw, qz, depth, k0}
+        end
       end
     end
+    k0 = k0 + 4
   end
   if nested then
     -- through the parents' world transforms, ancestors first (Urho3D delays a body whose parent has a body)

@@ -141,7 +141,7 @@ FACTORIES.PhysicsWorld = function(c)
   c.interpolation, c.update_enabled, c.split, c.internal_edge = true, true, false, true
   c.max_net_angular = 100.0
   c.acc = 0.0
-  c.bodies, c.by_handle, c.next_handle = {}, {}, 1
+  c.bodies, c.by_handle, c.node_of, c.next_handle = {}, {}, {}, 1   -- node_of: each body's node record (sync)
   c.constraints, c.next_joint = {}, 1
   c.prev, c.prev_order, c.cur, c.cur_order = {}, {}, {}, {}
   c.frame_contacts = {}   -- body handle -> set of other handles touched this frame (batteries read it)
@@ -157,7 +157,7 @@ FACTORIES.PhysicsWorld = function(c)
     if list then for i, y in ipairs(list) do if y == x then table.remove(list, i); break end end end
     if x.wid then call(B.world_free, x.wid); x.wid = nil end
     for _, b in ipairs(x.bodies) do b.world, b.handle, b.built = nil, nil, false end
-    x.bodies, x.by_handle = {}, {}
+    x.bodies, x.by_handle, x.node_of, x.leaves = {}, {}, {}, nil
   end
 end
 
@@ -222,16 +222,45 @@ local function body_node_transform(c)
   return r.m03, r.m13, r.m23, r.ww, r.wx, r.wy, r.wz, sx, sy, sz
 end
 
+-- A CollisionShape as the Bullet host builds it (engine/_bullet.py, body_build): its kind, size and offset scaled by
+-- the node's world scale (sx, sy, sz), as Urho3D's CollisionShape scales them, its offset rotation (w x y z) and
+-- margin; then a triangle mesh's triangles or a convex hull's points (packed floats, in hex) and their count, or a
+-- terrain's heights (packed floats, in hex) and their counts along x and z.  With `at_origin` the offset is left out
+-- (a cast or a character places the shape itself).  Nil for a shape with nothing to build yet (a terrain without
+-- heights, a mesh whose model had no usable geometry).
+local abs = math.abs
+local function shape_row(s, sx, sy, sz, at_origin)
+  local t = s.bullet_kind or s.shape_type
+  local q = s.rot
+  local px, py, pz = s.pos[1], s.pos[2], s.pos[3]
+  local ax, ay, az = s.size[1] * sx, s.size[2] * sy, s.size[3] * sz
+  local g = s.geom
+  local extra
+  if t == SHAPE_TERRAIN then
+    if g == nil then return nil end
+    -- Bullet centres a heightfield's heights on its origin; Urho3D moves the shape back up by their middle
+    py = py + (g.min + g.max) * 0.5
+    ax, ay, az = abs(ax) * g.spacing[1], abs(ay), abs(az) * g.spacing[3]
+    extra = {g.hex, g.nx, g.nz}
+  elseif t == SHAPE_TRIANGLEMESH or t == SHAPE_CONVEXHULL then
+    if g == nil or g.count == 0 then return nil end
+    ax, ay, az = abs(ax), abs(ay), abs(az)
+    extra = {g.hex, g.count}
+  end
+  local row
+  if at_origin then row = {t, ax, ay, az, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, s.margin}
+  else row = {t, ax, ay, az, px * sx, py * sy, pz * sz, q[1], q[2], q[3], q[4], s.margin} end
+  if extra then for i, v in ipairs(extra) do row[12 + i] = v end end
+  return row
+end
+E.physics3d_shape_row = shape_row
+
 local function shapes_of(c)
   local out = {}
   local _, _, _, _, _, _, _, sx, sy, sz = body_node_transform(c)
   for _, s in ipairs(c.node.components) do
     if s.type_name == "CollisionShape" and s.enabled and s.shape_type ~= nil then
-      local t = s.bullet_kind or s.shape_type
-      -- size and offset scaled by the node's world scale, as Urho3D's CollisionShape does
-      local q = s.rot
-      out[#out + 1] = {t, s.size[1] * sx, s.size[2] * sy, s.size[3] * sz, s.pos[1] * sx, s.pos[2] * sy,
-                       s.pos[3] * sz, q[1], q[2], q[3], q[4], s.margin}
+      out[#out + 1] = shape_row(s, sx, sy, sz, false)
     end
   end
   return out
@@ -251,7 +280,9 @@ local function flush_body(c)
     c.need_build = false
     local px, py, pz, qw, qx, qy, qz, sx, sy, sz = body_node_transform(c)
     c.scale = {sx, sy, sz}
-    call(B.body_build, wid, c.handle, c.mass, c.kinematic, c.trigger, px, py, pz, qw, qx, qy, qz, shapes_of(c))
+    local warning = call(B.body_build, wid, c.handle, c.mass, c.kinematic, c.trigger, px, py, pz, qw, qx, qy, qz,
+      shapes_of(c))
+    if warning then E.log("ERROR", warning) end
     c.built = true
     c.moved = false
     c.need_filter, c.need_material, c.need_factors, c.need_gravity = true, true, true, true
@@ -273,7 +304,8 @@ local function flush_body(c)
   end
   if c.need_material then
     c.need_material = false
-    call(B.body_material, wid, c.handle, c.friction, c.rolling, c.restitution, c.lin_damping, c.ang_damping)
+    call(B.body_material, wid, c.handle, c.friction, c.rolling, c.restitution, c.lin_damping, c.ang_damping,
+      c.ccd_radius, c.ccd_motion)
   end
   if c.need_factors then
     c.need_factors = false
@@ -313,6 +345,11 @@ local function live(c)
   return w.wid
 end
 
+-- For the other 3D physics components (57_physics3d_vehicle.lua): a body's live world id, the scene's world
+E.physics3d_live = function(c) return live(c) end
+E.physics3d_world_of_scene = function(scene, create) return world_of_scene(scene, create) end
+E.physics3d_flush_world_id = function(w) local wid = ensure_world(w); flush_world(w); return wid end
+
 local function join_world(c)
   local node = c.node
   local scene = node and node.scene
@@ -323,6 +360,7 @@ local function join_world(c)
   c.handle = w.next_handle
   w.next_handle = w.next_handle + 1
   w.by_handle[c.handle] = c
+  w.node_of[c.handle] = c.node
   w.bodies[#w.bodies + 1] = c
   mark(c, "need_build")
 end
@@ -336,6 +374,8 @@ local function leave_world(c)
   if c.built and w.wid then call(B.body_free, w.wid, c.handle) end
   for i, x in ipairs(w.bodies) do if x == c then table.remove(w.bodies, i); break end end
   w.by_handle[c.handle] = nil
+  w.node_of[c.handle] = nil
+  if w.leaves then w.leaves[c.handle] = nil end
   c.world, c.built = nil, false
 end
 
@@ -418,9 +458,13 @@ R.SetAnisotropicFriction = function(self, v) local c = brec(self); vec(v, "SetAn
 R.GetAnisotropicFriction = function(self) return v3t(brec(self).anisotropic) end
 R.SetContactProcessingThreshold = function(self, v) brec(self).contact_threshold = num(v, "SetContactProcessingThreshold", 1) end
 R.GetContactProcessingThreshold = function(self) return brec(self).contact_threshold end
-R.SetCcdRadius = function(self, v) brec(self).ccd_radius = mmax(num(v, "SetCcdRadius", 1), 0.0) end
+R.SetCcdRadius = function(self, v)
+  local c = brec(self); c.ccd_radius = mmax(num(v, "SetCcdRadius", 1), 0.0); mark(c, "need_material")
+end
 R.GetCcdRadius = function(self) return brec(self).ccd_radius end
-R.SetCcdMotionThreshold = function(self, v) brec(self).ccd_motion = mmax(num(v, "SetCcdMotionThreshold", 1), 0.0) end
+R.SetCcdMotionThreshold = function(self, v)
+  local c = brec(self); c.ccd_motion = mmax(num(v, "SetCcdMotionThreshold", 1), 0.0); mark(c, "need_material")
+end
 R.GetCcdMotionThreshold = function(self) return brec(self).ccd_motion end
 R.SetUseGravity = function(self, v) local c = brec(self); c.use_gravity = v and true or false; mark(c, "need_gravity") end
 R.GetUseGravity = function(self) return brec(self).use_gravity end
@@ -598,13 +642,13 @@ FACTORIES.CollisionShape = function(s)
   end
   s.on_removed = function(x)
     local b = body_of(x)
-    x.shape_type, x.bullet_kind = nil, nil   -- out of its body from now on
+    x.shape_type, x.bullet_kind, x.geom = nil, nil, nil   -- out of its body from now on
     if b and b.world then mark(b, "need_build") end
   end
   s.on_set_enabled = shape_changed
   s.clone_into = function(src, dst)
     dst.shape_type, dst.margin, dst.lod, dst.model = src.shape_type, src.margin, src.lod, src.model
-    dst.bullet_kind = src.bullet_kind
+    dst.bullet_kind, dst.custom, dst.geom = src.bullet_kind, src.custom, src.geom
     dst.size = {src.size[1], src.size[2], src.size[3]}
     dst.pos = {src.pos[1], src.pos[2], src.pos[3]}
     dst.rot = {src.rot[1], src.rot[2], src.rot[3], src.rot[4]}
@@ -620,7 +664,7 @@ local function set_shape(self, kind, sx, sy, sz, pos, rot, what)
   s.size = {sx, sy, sz}
   if pos ~= nil then vec(pos, what, 3); s.pos = {pos.x, pos.y, pos.z} else s.pos = {0.0, 0.0, 0.0} end
   if rot ~= nil then s.rot = {rot.w, rot.x, rot.y, rot.z} else s.rot = {1.0, 0.0, 0.0, 0.0} end
-  s.model, s.bullet_kind = nil, nil
+  s.model, s.custom, s.geom, s.bullet_kind = nil, nil, nil, nil
   shape_changed(s)
 end
 S.SetBox = function(self, size, pos, rot)
@@ -634,6 +678,7 @@ end
 S.SetStaticPlane = function(self, pos, rot)
   local s = srec(self)
   s.shape_type, s.size = SHAPE_STATICPLANE, {1.0, 1.0, 1.0}
+  s.model, s.custom, s.geom, s.bullet_kind = nil, nil, nil, nil
   s.pos = pos and {pos.x, pos.y, pos.z} or {0.0, 0.0, 0.0}
   s.rot = rot and {rot.w, rot.x, rot.y, rot.z} or {1.0, 0.0, 0.0, 0.0}
   shape_changed(s)
@@ -652,13 +697,6 @@ S.SetCone = function(self, d, h, pos, rot)
   num(d, "SetCone", 1); num(h, "SetCone", 2)
   set_shape(self, SHAPE_CONE, d, h, d, pos, rot, "SetCone")
 end
-S.SetShapeType = function(self, t)
-  local s = srec(self)
-  t = mfloor(num(t, "SetShapeType", 1))
-  if t >= SHAPE_TRIANGLEMESH then return E.missing("CollisionShape:SetShapeType (triangle mesh, convex hull, terrain)") end
-  s.shape_type, s.bullet_kind = t, nil
-  shape_changed(s)
-end
 S.GetShapeType = function(self) return srec(self).shape_type or SHAPE_BOX end
 S.SetSize = function(self, v) local s = srec(self); vec(v, "SetSize", 1); s.size = {v.x, v.y, v.z}; shape_changed(s) end
 S.GetSize = function(self) return v3t(srec(self).size) end
@@ -669,7 +707,6 @@ S.GetRotation = function(self) local r = srec(self).rot; return quat(r[1], r[2],
 S.SetTransform = function(self, p, q) S.SetPosition(self, p); S.SetRotation(self, q) end
 S.SetMargin = function(self, m) local s = srec(self); s.margin = mmax(num(m, "SetMargin", 1), 0.0); shape_changed(s) end
 S.GetMargin = function(self) return srec(self).margin end
-S.SetLodLevel = function(self, l) srec(self).lod = l end
 S.GetLodLevel = function(self) return srec(self).lod end
 S.GetModel = function(self) return srec(self).model end
 S.GetPhysicsWorld = function(self)
@@ -677,39 +714,162 @@ S.GetPhysicsWorld = function(self)
   local w = s.node and world_of_scene(s.node.scene, false)
   return w and w.proxy
 end
--- Triangle meshes and convex hulls need the model's triangles, which the headless engine does not load; the stock
--- primitives' are known: Box, Sphere, Cylinder and Cone become the matching shapes (the models are those solids at
--- unit size; Cone.mdl's base is 0.9958 wide), Plane and Pyramid their triangles (engine/_bullet.py).  Any other
--- model is missing API, by name.
-local STOCK_SOLIDS = {
-  ["Models/Box.mdl"] = {SHAPE_BOX, 1.0}, ["Models/Sphere.mdl"] = {SHAPE_SPHERE, 1.0},
-  ["Models/Cylinder.mdl"] = {SHAPE_CYLINDER, 1.0}, ["Models/Cone.mdl"] = {SHAPE_CONE, 0.995805},
-  ["Models/Plane.mdl"] = {"plane"}, ["Models/Pyramid.mdl"] = {"pyramid"},
-}
-local MESH_CODES = {plane = {100, 101}, pyramid = {102, 103}}
+
+----------------------------------------------------------------------------------------------------
+-- Shapes from geometry: triangle meshes and convex hulls of a model (Model:new, a game's .mdl file, the stock Box,
+-- Plane, Pyramid, Cylinder and Cone: 58_geometry.lua) or of a CustomGeometry (59_custom_geometry.lua), and terrain
+-- (59_terrain.lua).  As in Urho3D the geometry is read when the shape is set (and again by SetShapeType, SetModel,
+-- SetLodLevel, and for a terrain whenever it is created anew); changing the model or the CustomGeometry later does
+-- not change the shape.  Positions are single floats, as Urho3D's vertex data holds them.
+----------------------------------------------------------------------------------------------------
+local function packed_geometry(flat)
+  return {hex = E.hex(E.pack_floats(flat, #flat)), count = #flat // 3}
+end
+
+-- Urho3D's TriangleMeshInterface and ConvexData over a model: each geometry at the LOD level (clamped to the
+-- geometry's last), its triangles (indexed draw range) or its vertex range's points.  Kept in the model, as Urho3D's
+-- PhysicsWorld caches them by model and LOD level, until a buffer of the model changes.
+local function buffers_version(gs)
+  local parts = {}
+  for _, g in ipairs(gs) do
+    for _, geom in ipairs(g.lods) do
+      local gr = geom and REC[geom]
+      if gr then
+        local vb, ib = gr.vbs[1] and REC[gr.vbs[1]], gr.ib and REC[gr.ib]
+        parts[#parts + 1] = sformat("%s:%s:%d:%d:%d:%d", tostring(vb and vb.version), tostring(ib and ib.version),
+          gr.index_start, gr.index_count, gr.vertex_start, gr.vertex_count)
+      else
+        parts[#parts + 1] = "-"
+      end
+    end
+    parts[#parts + 1] = "|"
+  end
+  return table.concat(parts, ",")
+end
+local model_geometry_uncached
+local function model_geometry(s, kind)
+  local r = REC[s.model]
+  local gs = E.model_geometries(r)
+  if gs == nil then return nil end
+  local version = buffers_version(gs)
+  r.physics_cache = r.physics_cache or {}
+  local key = kind .. "/" .. s.lod
+  local hit = r.physics_cache[key]
+  if hit and hit.version == version then return hit.geom end
+  local geom = model_geometry_uncached(s, kind, gs)
+  r.physics_cache[key] = {version = version, geom = geom}
+  return geom
+end
+function model_geometry_uncached(s, kind, gs)
+  local mesh = kind == SHAPE_TRIANGLEMESH
+  local what = mesh and "triangle mesh" or "convex hull"
+  local flat = {}
+  for _, g in ipairs(gs) do
+    local n = #g.lods
+    local geom = n > 0 and g.lods[mmin(s.lod, n - 1) + 1]
+    if not geom then
+      E.log("WARNING", "Skipping null geometry for " .. what .. " collision")
+    else
+      local gr = REC[geom]
+      local list
+      if mesh then list = gr.ib and E.geometry_triangles(gr) else list = E.geometry_points(gr) end
+      if list == nil then
+        E.log("WARNING", "Skipping geometry with no or unsuitable CPU-side geometry data for " .. what .. " collision")
+      else
+        for i = 1, #list do flat[#flat + 1] = list[i] end
+      end
+    end
+  end
+  return packed_geometry(flat)
+end
+
+-- Urho3D's HeightfieldData: the terrain's heights, every 2^lod-th vertex at a LOD level (the counts halved, rounded
+-- up, while both stay above 2), the spacing widened to match.
+local function terrain_geometry(s, terrain)
+  local f = E.terrain_heightfield(terrain)
+  if f == nil then return nil end
+  local nx, nz, heights = f.nx, f.nz, f.heights
+  local spacing = {f.spacing[1], f.spacing[2], f.spacing[3]}
+  local lo, hi = f.min, f.max
+  if s.lod > 0 then
+    local lx, lz, skip = nx, nz, 1
+    for _ = 1, s.lod do
+      skip = skip * 2
+      spacing[1], spacing[3] = spacing[1] * 2, spacing[3] * 2
+      lx, lz = (lx >> 1) + (lx & 1), (lz >> 1) + (lz & 1)
+      if lx <= 2 or lz <= 2 then break end
+    end
+    local values, k = {}, 0
+    lo, hi = math.huge, -math.huge
+    for z = 0, lz - 1 do
+      for x = 0, lx - 1 do
+        local h = sunpack("<f", heights, ((z * skip) * nx + x * skip) * 4 + 1)
+        k = k + 1
+        values[k] = h
+        if h < lo then lo = h end
+        if h > hi then hi = h end
+      end
+    end
+    nx, nz, heights = lx, lz, E.pack_floats(values, k)
+  end
+  return {hex = E.hex(heights), nx = nx, nz = nz, spacing = spacing, min = lo, max = hi}
+end
+
+local function terrain_of(node)
+  if node == nil then return nil end
+  for _, c in ipairs(node.components) do if c.type_name == "Terrain" then return c end end
+  return nil
+end
+
+-- Read the shape's geometry again from its model, CustomGeometry or terrain (nil when there is none to read).
+local function capture(s)
+  local t = s.shape_type
+  s.geom, s.bullet_kind = nil, nil
+  if t == SHAPE_TERRAIN then
+    local terrain = terrain_of(s.node)
+    if terrain then s.geom = terrain_geometry(s, terrain) end
+  elseif t == SHAPE_TRIANGLEMESH or t == SHAPE_CONVEXHULL then
+    if s.custom then
+      if not s.custom.removed then
+        s.geom = packed_geometry(t == SHAPE_TRIANGLEMESH and E.custom_geometry_triangles(s.custom, "defined")
+          or E.custom_geometry_points(s.custom))
+      end
+    elseif s.model then
+      local r = REC[s.model]
+      if r.name == "Models/Sphere.mdl" and E.model_geometries(r) == nil then
+        -- the stock sphere's triangles are not known: the sphere it models stands in (unit diameter)
+        s.bullet_kind = SHAPE_SPHERE
+      else
+        s.geom = model_geometry(s, t)
+        if s.geom == nil then
+          return E.missing(sformat("CollisionShape:%s (model %s: its triangles are not loaded headless)",
+            t == SHAPE_TRIANGLEMESH and "SetTriangleMesh" or "SetConvexHull", tostring(r.name)))
+        end
+      end
+    end
+  end
+end
+
+local function set_geometry_shape(s, kind, scale, pos, rot, what)
+  if scale ~= nil then vec(scale, what, 3) end
+  if pos ~= nil then vec(pos, what, 4) end
+  local sc = scale or v3(1, 1, 1)
+  s.shape_type = kind
+  s.size = {sc.x, sc.y, sc.z}
+  s.pos = pos and {pos.x, pos.y, pos.z} or {0.0, 0.0, 0.0}
+  s.rot = rot and {rot.w, rot.x, rot.y, rot.z} or {1.0, 0.0, 0.0, 0.0}
+  capture(s)
+  shape_changed(s)
+end
 local function set_model_shape(self, kind, model, lod, scale, pos, rot, what)
   local s = srec(self)
   local r = model and REC[model]
+  if model == nil then E.log("ERROR", "Null model, can not set collsion shape"); return end
   if r == nil or r.type_name ~= "Model" then
     E.raise_at_game(sformat("bad argument #1 to '%s' (Model expected, got %s)", what, type(model)))
   end
-  local solid = STOCK_SOLIDS[r.name]
-  if solid == nil then
-    return E.missing(sformat("CollisionShape:%s (model %s: its triangles are not loaded headless)", what,
-      tostring(r.name)))
-  end
-  local sx, sy, sz = 1.0, 1.0, 1.0
-  if scale ~= nil then vec(scale, what, 3); sx, sy, sz = scale.x, scale.y, scale.z end
-  local bullet_kind
-  if type(solid[1]) == "number" then
-    bullet_kind = solid[1]
-    sx, sz = sx * solid[2], sz * solid[2]
-  else
-    bullet_kind = MESH_CODES[solid[1]][kind == SHAPE_TRIANGLEMESH and 1 or 2]
-  end
-  set_shape(self, bullet_kind, sx, sy, sz, pos, rot, what)
-  s.bullet_kind, s.shape_type, s.model, s.lod = bullet_kind, kind, model, lod or 0
-  s.mesh_scale = {sx, sy, sz}
+  s.model, s.custom, s.lod = model, nil, mmax(mfloor(lod or 0), 0)
+  set_geometry_shape(s, kind, scale, pos, rot, what)
 end
 S.SetTriangleMesh = function(self, model, lod, scale, pos, rot)
   return set_model_shape(self, SHAPE_TRIANGLEMESH, model, lod, scale, pos, rot, "SetTriangleMesh")
@@ -717,8 +877,72 @@ end
 S.SetConvexHull = function(self, model, lod, scale, pos, rot)
   return set_model_shape(self, SHAPE_CONVEXHULL, model, lod, scale, pos, rot, "SetConvexHull")
 end
-for _, name in ipairs({"SetCustomTriangleMesh", "SetCustomConvexHull", "SetTerrain", "SetModel"}) do
-  S[name] = function() return E.missing("CollisionShape:" .. name) end
+local function set_custom_shape(self, kind, custom, scale, pos, rot, what)
+  local s = srec(self)
+  if custom == nil then E.log("ERROR", "Null custom geometry, can not set collsion shape"); return end
+  local g = REC[custom]
+  if g == nil or g.type_name ~= "CustomGeometry" then
+    E.raise_at_game(sformat("bad argument #1 to '%s' (CustomGeometry expected, got %s)", what, type(custom)))
+  end
+  local own_scene = s.node and s.node.scene
+  local its_scene = g.node and g.node.scene
+  if own_scene ~= its_scene then
+    E.log("ERROR", "Custom geometry is not in the same scene as the collision shape, can not set collsion shape")
+    return
+  end
+  s.model, s.custom, s.lod = nil, g, 0
+  set_geometry_shape(s, kind, scale, pos, rot, what)
+end
+S.SetCustomTriangleMesh = function(self, custom, scale, pos, rot)
+  return set_custom_shape(self, SHAPE_TRIANGLEMESH, custom, scale, pos, rot, "SetCustomTriangleMesh")
+end
+S.SetCustomConvexHull = function(self, custom, scale, pos, rot)
+  return set_custom_shape(self, SHAPE_CONVEXHULL, custom, scale, pos, rot, "SetCustomConvexHull")
+end
+-- Urho3D's SetTerrain keeps the shape's size, position and rotation; the heights follow the node's Terrain.
+S.SetTerrain = function(self, lod)
+  local s = srec(self)
+  if terrain_of(s.node) == nil then
+    E.log("ERROR", "No terrain component, can not set terrain shape")
+    return
+  end
+  s.shape_type, s.lod, s.model, s.custom = SHAPE_TERRAIN, mmax(mfloor(lod or 0), 0), nil, nil
+  capture(s)
+  shape_changed(s)
+end
+-- The node's Terrain was made anew (59_terrain.lua): its terrain shapes read the heights again, as Urho3D's
+-- CollisionShape does on TerrainCreated.
+function E.physics3d_terrain_created(node)
+  for _, s in ipairs(node.components) do
+    if s.type_name == "CollisionShape" and s.shape_type == SHAPE_TERRAIN then
+      capture(s)
+      shape_changed(s)
+    end
+  end
+end
+S.SetShapeType = function(self, t)
+  local s = srec(self)
+  t = mfloor(num(t, "SetShapeType", 1))
+  if t == s.shape_type then return end
+  s.shape_type = t
+  capture(s)
+  shape_changed(s)
+end
+S.SetModel = function(self, model)
+  local s = srec(self)
+  if model ~= nil and (REC[model] == nil or REC[model].type_name ~= "Model") then
+    E.raise_at_game("bad argument #1 to 'SetModel' (Model expected)")
+  end
+  if model == s.model then return end
+  s.model = model
+  if s.shape_type >= SHAPE_TRIANGLEMESH then capture(s); shape_changed(s) end
+end
+S.SetLodLevel = function(self, l)
+  local s = srec(self)
+  l = mmax(mfloor(num(l, "SetLodLevel", 1)), 0)
+  if l == s.lod then return end
+  s.lod = l
+  if s.shape_type >= SHAPE_TRIANGLEMESH then capture(s); shape_changed(s) end
 end
 
 ----------------------------------------------------------------------------------------------------
@@ -753,17 +977,50 @@ local function write_node(r, px, py, pz, qw, qx, qy, qz)
   world_of(r)   -- clean again, so the game's next move of the node reaches the body (mark_dirty stops at dirty)
 end
 
+-- The records of engine/_bullet_sync.py: handle (int32), position and rotation (x y z, then x y z w; float64), 60
+-- bytes each, unpacked one record per C call.
+local RECORD, RECORD_SIZE = "<i4ddddddd", 60
+
+-- Which bodies' nodes are leaves right under the scene (written directly, see sync): found once per node, kept while
+-- no node changes its parent or children (E.tree_version) and the scene stays the same.
+local function leaves(w, scene)
+  local t = w.leaves
+  if t == nil or w.leaves_version ~= E.tree_version or w.leaves_scene ~= scene then
+    t = {}
+    w.leaves, w.leaves_version, w.leaves_scene = t, E.tree_version, scene
+  end
+  return t
+end
+
 local function sync(w, alpha, stepped)
   local data = call(B.sync, w.wid, w.interpolation, alpha, stepped)
-  if #data == 0 then return end
-  local by_handle = w.by_handle
+  local n = #data
+  if n == 0 then return end
+  local node_of = w.node_of
   w.applying = true
-  local pos, n = 1, #data
+  local scene = w.node and w.node.scene
+  local direct = scene ~= nil and scene.px == 0 and scene.py == 0 and scene.pz == 0 and scene.rw == 1
+    and scene.sx == 1 and scene.sy == 1 and scene.sz == 1
+  local leaf = leaves(w, scene)
+  local pos = 1
   while pos <= n do
-    local h, px, py, pz, qw, qx, qy, qz
-    h, px, py, pz, qw, qx, qy, qz, pos = sunpack("<i4ddddddd", data, pos)
-    local c = by_handle[h]
-    if c and c.node and not c.node.removed then write_node(c.node, px, py, pz, qw, qx, qy, qz) end
+    local h, px, py, pz, qx, qy, qz, qw
+    h, px, py, pz, qx, qy, qz, qw, pos = sunpack(RECORD, data, pos)
+    local r = leaf[h]
+    if r == nil then
+      r = node_of[h]
+      if r and not r.removed and r.parent == scene and r.children[1] == nil then leaf[h] = r
+      else leaf[h] = false; r = false end
+    end
+    if r and direct then
+      -- a leaf under the scene: its local transform is the world one; it stays dirty, and moved_by_step lets the
+      -- game's next move of it reach its body (50_scene.lua's mark_dirty)
+      r.px, r.py, r.pz, r.rx, r.ry, r.rz, r.rw = px, py, pz, qx, qy, qz, qw
+      r.dirty, r.moved_by_step = true, true
+    else
+      r = node_of[h]
+      if r and not r.removed then write_node(r, px, py, pz, qw, qx, qy, qz) end
+    end
   end
   w.applying = false
 end
@@ -824,13 +1081,14 @@ local function send_collisions(w, dt)
   for _, key in ipairs(order) do
     local p = cur[key]
     local a, b = p.a, p.b
+    -- a handler of an earlier pair may have removed this pair's body or node: its events are not sent
+    local ok = pair_alive(a, b)
     local na, nb = a.node, b.node
     local trigger = a.trigger or b.trigger
     local new = prev[key] == nil
-    local data = {World = world_proxy, NodeA = na.proxy, NodeB = nb.proxy, BodyA = a.proxy, BodyB = b.proxy,
-                  Trigger = trigger, Contacts = p.bufa}
-    local ok = true
-    if new then
+    local data = ok and {World = world_proxy, NodeA = na.proxy, NodeB = nb.proxy, BodyA = a.proxy, BodyB = b.proxy,
+                         Trigger = trigger, Contacts = p.bufa}
+    if ok and new then
       send("PhysicsCollisionStart", data, world_proxy)
       ok = pair_alive(a, b)
     end
@@ -1012,7 +1270,54 @@ W.SphereCast = function(self, ray, radius, max_distance, mask)
   if c == nil then return no_hit() end
   return result(c.proxy, px, py, pz, nx, ny, nz, f * max_distance, f)
 end
-W.ConvexCast = function() return E.missing("PhysicsWorld:ConvexCast") end
+-- Urho3D's ConvexCast: the shape (its offset and the node's world scale applied) swept from the start to the end
+-- transform; the shape's own body is not hit.  A static plane or a triangle mesh is not convex: an error log and
+-- no hit, as Urho3D.
+W.ConvexCast = function(self, shape, start_pos, start_rot, end_pos, end_rot, mask)
+  local s = REC[shape]
+  if s == nil or s.type_name ~= "CollisionShape" then
+    E.raise_at_game("bad argument #1 to 'ConvexCast' (CollisionShape expected)")
+  end
+  vec(start_pos, "ConvexCast", 2); vec(end_pos, "ConvexCast", 4)
+  if not E.is(start_rot, "Quaternion") or not E.is(end_rot, "Quaternion") then
+    E.raise_at_game("bad argument #3 or #5 to 'ConvexCast' (Quaternion expected)")
+  end
+  local w = wrec(self)
+  local t = s.shape_type
+  if t == nil or s.node == nil then
+    E.log("ERROR", "Null collision shape for convex cast")
+    return no_hit()
+  end
+  if t == SHAPE_STATICPLANE or t == SHAPE_TRIANGLEMESH or t == SHAPE_TERRAIN then
+    E.log("ERROR", "Can not use non-convex collision shape for convex cast")
+    return no_hit()
+  end
+  local wid = ensure_world(w)
+  flush_world(w)
+  local sx, sy, sz = E.world_scale(s.node)
+  local function effective(pos, rot)
+    local off = rot * v3(s.pos[1] * sx, s.pos[2] * sy, s.pos[3] * sz)
+    local q = rot * quat(s.rot[1], s.rot[2], s.rot[3], s.rot[4])
+    return pos.x + off.x, pos.y + off.y, pos.z + off.z, q.w, q.x, q.y, q.z
+  end
+  local own = body_of(s)
+  local exclude = (own and own.world == w and own.handle) or 0
+  local shape_data = shape_row(s, sx, sy, sz, true)
+  if shape_data == nil then
+    E.log("ERROR", "Null collision shape for convex cast")
+    return no_hit()
+  end
+  local ax, ay, az, aqw, aqx, aqy, aqz = effective(start_pos, start_rot)
+  local bx, by, bz, bqw, bqx, bqy, bqz = effective(end_pos, end_rot)
+  local data = call(B.convexcast, wid, shape_data, ax, ay, az, aqw, aqx, aqy, aqz, bx, by, bz, bqw, bqx, bqy, bqz,
+    mask_arg(mask), exclude)
+  if #data == 0 then return no_hit() end
+  local h, f, px, py, pz, nx, ny, nz = sunpack("<i4ddddddd", data)
+  local c = w.by_handle[h]
+  if c == nil then return no_hit() end
+  local dx, dy, dz = bx - ax, by - ay, bz - az
+  return result(c.proxy, px, py, pz, nx, ny, nz, f * sqrt(dx * dx + dy * dy + dz * dz), f)
+end
 
 local function handles_to_bodies(w, data)
   local out, pos = {}, 1
@@ -1097,8 +1402,8 @@ end
 
 ----------------------------------------------------------------------------------------------------
 -- Constraint: point, hinge (with Urho3D's hinge limit, which Urho3D applies even at its default (0, 0): the
--- hinge is then held at angle 0) and cone-twist (swing and twist limits).  A slider needs solver rows pybullet does
--- not give maximal-coordinate bodies: missing API, loudly.
+-- hinge is then held at angle 0), slider (travel limits x in metres, turn limits y in degrees; its rows are solved
+-- by engine/_bullet_rows.py) and cone-twist (swing and twist limits).
 ----------------------------------------------------------------------------------------------------
 local CONSTRAINT_POINT, CONSTRAINT_HINGE, CONSTRAINT_SLIDER, CONSTRAINT_CONETWIST = 0, 1, 2, 3
 local DEG = math.pi / 180
@@ -1150,13 +1455,17 @@ function build_constraint(k)
   end
   local a, b = k.rot, k.orot
   local enabled = k.enabled and k.node ~= nil and k.node.enabled
-  local low, high, twist = k.low[1] * DEG, k.high[1] * DEG, 0.0
+  local low, high, twist, low2, high2 = k.low[1] * DEG, k.high[1] * DEG, 0.0, 0.0, 0.0
   if k.ctype == CONSTRAINT_CONETWIST then
     -- Urho3D: swing spans both highLimit.y, the twist span highLimit.x (Bullet's cone-twist is always limited)
     low, high, twist = 0.0, k.high[2] * DEG, k.high[1] * DEG
+  elseif k.ctype == CONSTRAINT_SLIDER then
+    -- Urho3D: x the travel (m), y the turn about the axis (degrees)
+    low, high, low2, high2 = k.low[1], k.high[1], k.low[2] * DEG, k.high[2] * DEG
   end
   call(B.constraint_build, w.wid, k.jid, k.ctype, own.handle, other and other.handle or 0, ax, ay, az,
-    a[1], a[2], a[3], a[4], bx, by, bz, b[1], b[2], b[3], b[4], low, high, k.disable, enabled, twist)
+    a[1], a[2], a[3], a[4], bx, by, bz, b[1], b[2], b[3], b[4], low, high, k.disable, enabled, twist, low2, high2,
+    k.erp, k.cfm)
 end
 
 FACTORIES.Constraint = function(k)
@@ -1190,7 +1499,6 @@ end
 K.SetConstraintType = function(self, t)
   local k = krec(self)
   t = mfloor(num(t, "SetConstraintType", 1))
-  if t == CONSTRAINT_SLIDER then return E.missing("Constraint (CONSTRAINT_SLIDER)") end
   k.ctype = t
   mark_constraint(k)
 end
@@ -1226,6 +1534,14 @@ local function axis_rotation(k, axis, what)
   return {q.w, q.x, q.y, q.z}
 end
 K.SetAxis = function(self, axis) local k = krec(self); k.rot = axis_rotation(k, axis, "SetAxis"); mark_constraint(k) end
+-- the axis the frame's rotation points Z (point, hinge) or X (slider, cone-twist) along, as Urho3D's GetAxis
+local function frame_axis(k, r)
+  local q = quat(r[1], r[2], r[3], r[4])
+  local from = (k.ctype == CONSTRAINT_SLIDER or k.ctype == CONSTRAINT_CONETWIST) and v3(1, 0, 0) or v3(0, 0, 1)
+  return q * from
+end
+K.GetAxis = function(self) local k = krec(self); return frame_axis(k, k.rot) end
+K.GetOtherAxis = function(self) local k = krec(self); return frame_axis(k, k.orot) end
 K.SetOtherAxis = function(self, axis)
   local k = krec(self); k.orot = axis_rotation(k, axis, "SetOtherAxis"); mark_constraint(k)
 end
@@ -1247,9 +1563,9 @@ K.SetHighLimit = kset("high", "SetHighLimit", 2)
 K.GetHighLimit = function(self) local l = krec(self).high; return E.Vector2_new(l[1], l[2]) end
 K.SetLowLimit = kset("low", "SetLowLimit", 2)
 K.GetLowLimit = function(self) local l = krec(self).low; return E.Vector2_new(l[1], l[2]) end
-K.SetERP = function(self, v) krec(self).erp = num(v, "SetERP", 1) end
+K.SetERP = function(self, v) local k = krec(self); k.erp = num(v, "SetERP", 1); mark_constraint(k) end
 K.GetERP = function(self) return krec(self).erp end
-K.SetCFM = function(self, v) krec(self).cfm = num(v, "SetCFM", 1) end
+K.SetCFM = function(self, v) local k = krec(self); k.cfm = num(v, "SetCFM", 1); mark_constraint(k) end
 K.GetCFM = function(self) return krec(self).cfm end
 K.SetDisableCollision = function(self, v) local k = krec(self); k.disable = v and true or false; mark_constraint(k) end
 K.GetDisableCollision = function(self) return krec(self).disable end
