@@ -1,55 +1,161 @@
-"""The game's files: the deliverable read into memory, and module resolution for `require`.
+"""The game's files: the deliverable's folder, listed once and read a file at a time, and `require`'s resolution.
 
-Nothing outside the deliverable, the user's library folders and the engine's own Lua library is ever read;
-a path that would leave its root (absolute, `..`, a symlink pointing out) is refused.
+A run lists the folder when it starts (names and sizes only, in sorted order) and reads a file's bytes when the
+game opens or loads it, so a project carrying gigabytes of art and audio costs only what its game reads.  What a
+run reads in total is bounded by the `file_read_budget` setting; what it holds at once (open files, loaded XML and
+JSON) by `files_held_limit`, kept by the Lua side (engine/lua/runtime/59_files.lua).
+
+Nothing outside the deliverable, the user's library folders and the engine's own Lua library is ever read: a name
+that would leave its root (absolute, `..`, a symlink pointing out) is not in the listing, and a read checks again,
+on the file it actually opens, that it is a regular file inside the root (so a FIFO or a device is never opened
+for reading, and a link changed after the listing is refused).
 """
 
 from __future__ import annotations
 
+import bisect
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._errors import BadInputError
 
 ENGINE_LUA_LIB = Path(__file__).resolve().parent / "lua" / "lib"
-MAX_FILE_BYTES = 32 * 1024 * 1024
-MAX_TOTAL_BYTES = 256 * 1024 * 1024
-MAX_FILES = 20_000
-MAX_MODULE_NAME = 1024   # characters of a name given to require
+MAX_LISTED_FILES = 1_000_000   # names a game folder's listing may hold (the listing only: nothing is read)
+MAX_MODULE_NAME = 1024         # characters of a name given to require
+_READ_CHUNK = 1 << 20
+
+
+class FileBudgetError(Exception):
+    """A read the run's `file_read_budget` does not allow; the message names the file."""
 
 
 def _inside(root: Path, candidate: Path) -> bool:
     try:
         candidate.resolve().relative_to(root.resolve())
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):   # outside, or a link loop the resolver gave up on
         return False
     return True
 
 
-def read_tree(root: Path) -> dict[str, bytes]:
-    """Every regular file under `root`, keyed by its '/'-separated relative path, in sorted order."""
+def _listable(rel: str) -> bool:
+    """A name Lua can spell: the listing is handed to Lua as UTF-8 text (an undecodable name is never a game's)."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def list_folder(root: Path) -> dict[str, int]:
+    """Every regular file under `root` (links inside it followed), keyed by its '/'-separated path, with its size.
+
+    Sorted by name, so the listing depends only on the names, never on the order the file system returns them or on
+    timestamps.  Links that point out of the folder, FIFOs, devices and sockets are not listed; nor are linked
+    folders (os.walk's followlinks=False).
+    """
     if not root.is_dir():
         raise BadInputError(f"{root}: not a directory")
-    files: dict[str, bytes] = {}
-    total = 0
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        for name in sorted(filenames):
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink() and not _inside(root, path):
-                continue  # L0 reports these; the engine simply never reads them
-            if not path.is_file():
+    sizes: dict[str, int] = {}
+    pending = [(root, "")]
+    while pending:
+        folder, prefix = pending.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError:   # a folder that cannot be read lists nothing
+            continue
+        subfolders = []
+        for entry in entries:
+            rel = prefix + entry.name
+            if not _listable(rel):
                 continue
-            size = path.stat().st_size
-            if size > MAX_FILE_BYTES:
-                raise BadInputError(f"{rel}: {size} bytes is over the {MAX_FILE_BYTES}-byte file limit")
-            total += size
-            if total > MAX_TOTAL_BYTES or len(files) >= MAX_FILES:
-                raise BadInputError(f"{root}: more than {MAX_TOTAL_BYTES} bytes or {MAX_FILES} files")
-            files[rel] = path.read_bytes()
-    return dict(sorted(files.items()))
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    subfolders.append((Path(entry.path), rel + "/"))
+                    continue
+                if entry.is_symlink() and not _inside(root, Path(entry.path)):
+                    continue  # L0 reports these; the engine simply never reads them
+                info = entry.stat()   # follows a link inside the folder to its file
+            except OSError:   # a dangling link, a name the file system refuses
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            if len(sizes) >= MAX_LISTED_FILES:
+                raise BadInputError(f"{root}: more than {MAX_LISTED_FILES} files")
+            sizes[rel] = info.st_size
+        pending.extend(sorted(subfolders, reverse=True))
+    return dict(sorted(sizes.items()))
+
+
+@dataclass
+class GameFolder:
+    """The deliverable's folder during one run: its listing, and reads charged to the run's read budget."""
+
+    root: Path
+    sizes: dict[str, int]
+    read_budget: int
+    bytes_read: int = 0
+    names: list[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.names = list(self.sizes)   # sorted: list_folder returns the names in order
+
+    @classmethod
+    def open(cls, root: Path, read_budget: int) -> GameFolder:
+        return cls(Path(root), list_folder(Path(root)), read_budget)
+
+    def size(self, rel: str) -> int | None:
+        return self.sizes.get(rel)
+
+    def listing(self, prefix: str) -> list[str]:
+        """The names that start with `prefix` (a folder's path ending in '/', or '' for all), in order."""
+        start = bisect.bisect_left(self.names, prefix)
+        end = start
+        while end < len(self.names) and self.names[end].startswith(prefix):
+            end += 1
+        return self.names[start:end]
+
+    def has_folder(self, prefix: str) -> bool:
+        start = bisect.bisect_left(self.names, prefix)
+        return start < len(self.names) and self.names[start].startswith(prefix)
+
+    def read(self, rel: str) -> bytes | None:
+        """The file's bytes, charged to the read budget; None if it is not a listed regular file inside the root.
+
+        Raises FileBudgetError, naming the file, when reading it would take the run past its budget.
+        """
+        if rel not in self.sizes:
+            return None
+        path = self.root / rel
+        if not _inside(self.root, path):
+            return None
+        try:
+            fd = os.open(path.resolve(), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            if self.bytes_read + info.st_size > self.read_budget:
+                raise FileBudgetError(
+                    f"{rel}: reading its {info.st_size} bytes would take the run past its file read budget of "
+                    f"{self.read_budget} bytes ({self.bytes_read} read before; engine setting file_read_budget)")
+            chunks: list[bytes] = []
+            left = info.st_size
+            while left > 0:
+                chunk = os.read(fd, min(left, _READ_CHUNK))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
+        finally:
+            os.close(fd)
+        data = b"".join(chunks)
+        self.bytes_read += len(data)
+        return data
 
 
 def _module_path(name: str) -> str | None:
@@ -69,12 +175,12 @@ def _module_path(name: str) -> str | None:
 class ModuleResolver:
     """Finds the source of a required module; chunk names never contain machine paths."""
 
-    game_files: dict[str, bytes]
+    game: GameFolder
     lib_dirs: list[Path] = field(default_factory=list)
     engine_lib: Path = ENGINE_LUA_LIB
 
-    def find(self, name: str) -> tuple[str, str, str] | tuple[None, str]:
-        """(chunkname, source, cache key) or (None, the list of places tried)."""
+    def find(self, name: str) -> tuple[str, str, str] | tuple[None, str] | tuple[bool, str]:
+        """(chunkname, source, cache key), (None, the list of places tried), or (False, why it cannot be read)."""
         path = _module_path(name)
         if path is None:
             shown = name if len(name) <= 200 else name[:200] + "..."
@@ -84,7 +190,10 @@ class ModuleResolver:
             for suffix in (".lua", "/init.lua"):
                 rel = prefix + path + suffix
                 tried.append(rel)
-                data = self.game_files.get(rel)
+                try:
+                    data = self.game.read(rel)
+                except FileBudgetError as exc:
+                    return False, f"grader: {exc}"
                 if data is not None:
                     return rel, data.decode("utf-8", errors="replace"), rel
         for lib in self.lib_dirs:

@@ -47,6 +47,7 @@ local function new_billboard()
   return setmetatable({position = E.Vector3_new(0, 0, 0), size = E.Vector2_new(1, 1), uv = E.Rect_new(0, 0, 1, 1),
     color = E.Color_new(1, 1, 1, 1), rotation = 0.0, anchor = E.Vector2_new(0, 0), enabled = false}, billboard_mt)
 end
+E.new_billboard = new_billboard   -- the particle emitter's billboards (65_particles.lua)
 local BS = class("BillboardSet")
 local drawable = E.drawable_factory({Relative = true, Scaled = true, Sorted = false, FixedScreenSize = false,
   FaceCameraMode = FC_ROTATE_XYZ, MinAngle = 0.0, AnimationLodBias = 1.0})

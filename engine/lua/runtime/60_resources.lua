@@ -1,14 +1,9 @@
 -- ResourceCache: Urho3D's stock resources (names and headless metadata from engine/data/resources.json)
--- and the deliverable's own files.  A missing resource logs an error and returns nil, as in Urho3D.
+-- and the deliverable's own files (59_files.lua).  A missing resource logs an error and returns nil, as in Urho3D.
 local error, type, setmetatable, ipairs, pairs, tostring = error, type, setmetatable, ipairs, pairs, tostring
 local sformat, slower, ssub, sgsub = string.format, string.lower, string.sub, string.gsub
 local REC = E.REC
 local STOCK = E.host.resources or {}
-E.vfs = {}   -- the deliverable's files (E.configure), and what the game writes (70_io.lua)
-E.on_configure(function()
-  local files = E.host.files or {}
-  for _, k in ipairs(E.sorted_keys(files)) do E.vfs[k] = files[k] end
-end)
 local RESOURCE_PREFIXES = {"", "assets/", "Data/", "resources/", "Resources/"}
 
 local function normalize(name)
@@ -17,12 +12,11 @@ local function normalize(name)
   return name
 end
 
--- The deliverable's file for a resource name, or nil.
+-- The path of the game's file for a resource name, or nil (its bytes are read by whoever needs them).
 function E.find_game_file(name)
   name = normalize(name)
   for _, prefix in ipairs(RESOURCE_PREFIXES) do
-    local data = E.vfs[prefix .. name]
-    if data ~= nil then return prefix .. name, data end
+    if E.fs_exists(prefix .. name) then return prefix .. name end
   end
   return nil
 end
@@ -30,6 +24,10 @@ end
 local TYPE_ALIASES = {Texture = "Texture2D", Image = "Texture2D", Sprite2D = "Texture2D"}
 local cache_by_key = {}
 local resource_classes = {}
+-- fn(record, proxy, meta) initialises every new resource of the type (from a file, the stock set, or new()); it
+-- returns false for a file that is not one of its type (having logged why). meta.from_game: a file of the game's.
+function E.resource_init(type_name, fn) resource_classes[type_name] = fn end
+function E.resource_init_of(type_name) return resource_classes[type_name] end
 
 local Resource = class("Resource")
 local RM = Resource.methods
@@ -50,10 +48,44 @@ local function make_resource(type_name, name, meta)
   if meta and meta.width then r.width, r.height = meta.width, meta.height end
   if meta and meta.length_seconds then r.length = meta.length_seconds; r.frequency = meta.frequency end
   local init = resource_classes[type_name]
-  if init then init(r, proxy, meta) end
+  if init and init(r, proxy, meta) == false then return nil end   -- a file that is not one (its init logged why)
   return proxy
 end
 E.make_resource = make_resource
+
+-- Types whose content the engine reads from the game's file (XMLFile, JSONFile, Model): loader(record, data, name)
+-- -> ok, or false and the error Urho3D logs for it (nil when the loader logged it).
+-- A resource of another type from the game folder is known by its name and size; its bytes are never read.
+local content_loaders = {}
+function E.resource_loader(type_name, fn) content_loaders[type_name] = fn end
+-- Content the engine ships for some stock names (engine/data/stock/: this project's own files), by name.
+local STOCK_CONTENT = E.host.stock_content or {}
+function E.stock_content(name) return STOCK_CONTENT[name] end
+
+local function release(res)
+  local r = REC[res]
+  if r and r.held and r.held > 0 then
+    E.files_release(r.held)
+    r.held = 0
+  end
+end
+
+local function load_content(type_name, name, loader, data, held, from_game)
+  local res = make_resource(type_name, name, {size = #data, from_game = from_game})
+  if res == nil then
+    if held > 0 then E.files_release(held) end
+    return nil
+  end
+  local r = REC[res]
+  r.held = held
+  local ok, why = loader(r, data, name)
+  if not ok then
+    release(res)
+    if why then E.log("ERROR", why) end
+    return nil
+  end
+  return res
+end
 
 local function get_resource(type_name, name, quiet)
   if E.is(type_name, "StringHash") then type_name = type_name.name_ end
@@ -64,15 +96,25 @@ local function get_resource(type_name, name, quiet)
   local cached = cache_by_key[key]
   if cached ~= nil then return cached end
   local meta = STOCK[name]
+  local loader = content_loaders[type_name]
+  local path = E.find_game_file(name)
   local res
-  if meta ~= nil then
-    res = make_resource(type_name, name, meta)
-  else
-    local path, data = E.find_game_file(name)
-    if path ~= nil then
-      res = make_resource(type_name, name, {size = #data, data = data})
-      REC[res].data = data
+  if path ~= nil and loader then   -- a game's own XML, JSON or model file is read even under a stock name
+    local data, held = E.fs_read_held(path)
+    if data == nil then return nil end
+    res = load_content(type_name, name, loader, data, held, true)
+    if res == nil then return nil end
+  elseif meta ~= nil then
+    local content = loader and STOCK_CONTENT[name]
+    if content ~= nil then
+      res = load_content(type_name, name, loader, content, 0, false)
+      if res == nil then return nil end
+    else
+      res = make_resource(type_name, name, meta)
     end
+  elseif path ~= nil then
+    res = make_resource(type_name, name, {size = E.fs_size(path), from_game = true})
+    if res == nil then return nil end
   end
   if res == nil then
     if not quiet then E.log("ERROR", sformat("Could not find resource %s", name)) end
@@ -86,6 +128,14 @@ E.get_resource = get_resource
 local Cache = class("ResourceCache")
 local CA = Cache.methods
 CA.GetResource = function(_, type_name, name) return get_resource(type_name, name) end
+-- A model file is parsed as it loads (58_geometry.lua); one that does not parse is no resource, as in Urho3D.  The
+-- parsed geometry is kept, the file's bytes are not.
+E.resource_loader("Model", function(r, data)
+  r.data = data
+  local ok = E.load_model_file(r)
+  r.data = nil
+  return ok
+end)
 CA.GetExistingResource = function(_, type_name, name)
   return cache_by_key[tostring(type_name) .. "|" .. normalize(name)]
 end
@@ -94,18 +144,34 @@ CA.Exists = function(_, name)
   name = normalize(name)
   return STOCK[name] ~= nil or E.find_game_file(name) ~= nil
 end
+-- An open File on the resource: the game's file, or a stock file whose content the engine ships.
 CA.GetFile = function(_, name)
   name = normalize(name)
-  local path, data = E.find_game_file(name)
+  local path = E.find_game_file(name)
   if path == nil then
+    local content = STOCK_CONTENT[name]
+    if content ~= nil then return E.open_memory_file(name, content, 0) end
     E.log("ERROR", sformat("Could not find resource %s", name))
     return nil
   end
-  return E.open_memory_file(path, data)
+  local data, held = E.fs_read_held(path)
+  if data == nil then
+    E.log("ERROR", sformat("Could not find resource %s", name))
+    return nil
+  end
+  return E.open_memory_file(path, data, held)
 end
 CA.AddResourceDir = function() return true end
-CA.ReleaseResource = function(_, type_name, name) cache_by_key[tostring(type_name) .. "|" .. normalize(name)] = nil end
-CA.ReleaseAllResources = function() cache_by_key = {} end
+CA.ReleaseResource = function(_, type_name, name)
+  local key = tostring(type_name) .. "|" .. normalize(name)
+  local res = cache_by_key[key]
+  if res ~= nil then release(res) end
+  cache_by_key[key] = nil
+end
+CA.ReleaseAllResources = function()
+  for _, key in ipairs(E.sorted_keys(cache_by_key)) do release(cache_by_key[key]) end
+  cache_by_key = {}
+end
 CA.ReloadResource = function() return true end
 CA.SetAutoReloadResources = function() end
 CA.GetAutoReloadResources = function() return false end
@@ -122,25 +188,6 @@ CA.GetPreferredResourceDir = function(_, p) return p end
 CA.SanitateResourceName = function(_, n) return normalize(n) end
 GLOBALS.cache = E.new_object("ResourceCache")
 FUNCTIONS.GetCache = function() return GLOBALS.cache end
-
--- Model
-local Model = class("Model")
-Model.methods.GetBoundingBox = function(self)
-  local b = E.rec(self).bbox
-  if b == nil then return E.IMPL.BoundingBox.new() end
-  return E.IMPL.BoundingBox.new(E.Vector3_new(b[1], b[2], b[3]), E.Vector3_new(b[4], b[5], b[6]))
-end
-Model.methods.GetNumGeometries = function(self) return E.rec(self).num_geometries or 0 end
-Model.methods.SetBoundingBox = function(self, box)
-  E.rec(self).bbox = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z}
-end
-Model.methods.SetNumGeometries = function(self, n) E.rec(self).num_geometries = n end
-Model.methods.Clone = function(self, name)
-  local src = E.rec(self)
-  local copy = make_resource("Model", name or src.name, nil)
-  for k, v in pairs(src) do if k ~= "name" then REC[copy][k] = v end end
-  return copy
-end
 
 -- Material: parameters and textures recorded for assertions.
 local Material = class("Material")

@@ -106,8 +106,9 @@ local function open(source, w, h)
     return NOT_FOUND, nil, 0, 0, "remote sources (URLs, uuid:// references) are not available: the grader " ..
       "engine plays only the game's own files and never uses a network"
   end
-  local path, data = E.find_game_file(source)
-  if path == nil then return NOT_FOUND, nil, 0, 0, "no such file in the game folder" end
+  local path = E.find_game_file(source)
+  local data = path and E.fs_read(path)
+  if data == nil then return NOT_FOUND, nil, 0, 0, "no such file in the game folder" end
   local info, why = E.probe_video(data)
   if info == nil then return OPEN_FAILED, nil, 0, 0, why end
   local tw = w or (info.sized and info.width > 0 and info.width) or DEFAULT_W
