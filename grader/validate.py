@@ -1,5 +1,6 @@
-"""Battery self-tests: the oracle passes everything and is L1-clean, nop fails, each wrong-* fails exactly what
-solutions/expect.toml names, and every run of a solution gives the same digest."""
+"""Battery self-tests: the oracle passes everything and is L1-clean, nop fails, each wrong solution (a patch
+against the oracle) fails exactly what solutions/expect.toml names, and every run of a solution gives the same
+digest, the engine started pre-booted and cold in turn (engine/_runner.py's start modes)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine import START_MODES
 from evidence import L2Result, digest
 
 from .drivers import prepare_workspace
 from .l1 import analyse
 from .levels import run_l2
-from .tasks import Task, TaskError
+from .tasks import Task, TaskError, solution_folder, wrong_solution_names
 
 
 @dataclass
@@ -36,11 +38,11 @@ class TaskValidation:
 
 def _expectations(task: Task) -> dict[str, set[str]]:
     path = task.paths.expect
-    wrong = [p.name for p in task.paths.wrong_solutions()]
+    wrong = wrong_solution_names(task)
     if not wrong:
         return {}
     if not path.is_file():
-        raise TaskError(f"{path}: missing (the task has wrong-* solutions)")
+        raise TaskError(f"{path}: missing (the task has wrong-*.patch solutions)")
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     out: dict[str, set[str]] = {}
     for name in wrong:
@@ -50,12 +52,12 @@ def _expectations(task: Task) -> dict[str, set[str]]:
         out[name] = {str(x) for x in entry["fail"]}
     extra = sorted(set(data) - set(wrong))
     if extra:
-        raise TaskError(f"{path}: [{extra[0]}] names no wrong-* folder")
+        raise TaskError(f"{path}: [{extra[0]}] names no solutions/{extra[0]}.patch")
     return out
 
 
-def _l2_digest(task: Task, deliverable: Path) -> tuple[L2Result, str]:
-    result = run_l2(task, deliverable)
+def _l2_digest(task: Task, deliverable: Path, start: str) -> tuple[L2Result, str]:
+    result = run_l2(task, deliverable, start=start)
     return result, digest(result.to_json())
 
 
@@ -64,16 +66,18 @@ def validate_task(task: Task, repeats: int = 2) -> TaskValidation:
     checks: list[SolutionCheck] = []
     with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
         cases: list[tuple[str, str, set[str] | None]] = [("oracle", "oracle", None), ("nop", "nop", None)]
-        cases += [(p.name, f"replay:{p}", expectations[p.name]) for p in task.paths.wrong_solutions()]
+        cases += [(name, f"replay:{solution_folder(task, name)}", expectations[name])
+                  for name in wrong_solution_names(task)]
         for label, spec, must_fail in cases:
             workspace = Path(tmp) / label
             prepare_workspace(task, workspace, spec)
             check = SolutionCheck(label, True)
-            runs = [_l2_digest(task, workspace) for _ in range(repeats)]
+            runs = [_l2_digest(task, workspace, START_MODES[i % len(START_MODES)]) for i in range(repeats)]
             check.digests = [d for _, d in runs]
             result = runs[0][0]
             if len(set(check.digests)) != 1:
-                check.problems.append("runs gave different evidence digests")
+                check.problems.append("runs gave different evidence digests (" + ", ".join(
+                    f"{START_MODES[i % len(START_MODES)]} {d[:12]}" for i, d in enumerate(check.digests)) + ")")
             failed = {r.id for r in result.requirements if not r.passed}
             if label == "oracle":
                 if failed or not result.passed:

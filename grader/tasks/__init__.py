@@ -9,12 +9,14 @@ from ._hash import (
     tree_digest,
 )
 from ._load import TaskError, find_task, load_suite, load_task, repository_suites
-from ._model import Difficulty, Limits, RequirementSpec, Screen, Suite, Task, TaskPaths, Visibility
+from ._model import Difficulty, Limits, Network, RequirementSpec, Screen, Suite, Task, TaskPaths, Visibility
+from ._solutions import solution_folder, wrong_solution_names
 
 __all__ = [
     "HASH_FORMAT",
     "Difficulty",
     "Limits",
+    "Network",
     "RequirementSpec",
     "Screen",
     "Suite",
@@ -28,7 +30,9 @@ __all__ = [
     "load_suite",
     "load_task",
     "repository_suites",
+    "solution_folder",
     "suite_dataset_hash",
     "task_hash",
     "tree_digest",
+    "wrong_solution_names",
 ]

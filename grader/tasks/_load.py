@@ -9,26 +9,26 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engine import ServicesError, services_setting
-from evidence import Layer
+from evidence import HELD_OUT_PREFIX, Layer
+from grader._errors import TaskError
 from grader._settings import TASK_LIMITS
 
-from ._model import Difficulty, Limits, RequirementSpec, Screen, Suite, Task, TaskPaths, Visibility
+from ._model import Difficulty, Limits, Network, RequirementSpec, Screen, Suite, Task, TaskPaths, Visibility
 
 REPO_BATTERIES = Path(__file__).resolve().parents[2] / "batteries"
 _TASK_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _TAG = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 _SEMVER = re.compile(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?")
 
-TASK_KEYS = {"id", "title", "category", "difficulty", "capabilities", "entry", "required", "limits", "screen"}
+TASK_KEYS = {"id", "title", "category", "difficulty", "capabilities", "entry", "required", "limits", "screen",
+             "network"}
 LIMIT_KEYS = set(TASK_LIMITS)   # the grader's task-scope settings (grader/_settings.py)
 SCREEN_KEYS = {"width", "height", "dpr"}
+NETWORK_KEYS = {"clients", "latency_frames"}
+MAX_NETWORK_CLIENTS = 8   # the engine's (engine/_netrun.py)
 SUITE_KEYS = {"name", "version", "visibility"}
 REQUIREMENT_KEYS = {"layer", "capabilities", "description"}
 _REQUIREMENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-
-
-class TaskError(ValueError):
-    """A suite or task the grader refuses; the message names the file and field."""
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -80,6 +80,20 @@ def _positive(path: Path, table: dict[str, Any], key: str, default: float, where
     return value
 
 
+def _network(path: Path, table: Any) -> Network:
+    """task.toml [network]: clients (1..8 client roles beside the server role) and latency_frames (>= 0)."""
+    if not isinstance(table, dict):
+        raise TaskError(f"{path}: field 'network' must be a table")
+    _unknown(path, table, NETWORK_KEYS, "network.")
+    clients = table.get("clients", 0)
+    if isinstance(clients, bool) or not isinstance(clients, int) or not 0 <= clients <= MAX_NETWORK_CLIENTS:
+        raise TaskError(f"{path}: field network.'clients' must be a whole number from 0 to {MAX_NETWORK_CLIENTS}")
+    latency = table.get("latency_frames", 0)
+    if isinstance(latency, bool) or not isinstance(latency, int) or not 0 <= latency <= 600:
+        raise TaskError(f"{path}: field network.'latency_frames' must be a whole number from 0 to 600")
+    return Network(clients=clients, latency_frames=latency)
+
+
 def load_requirements(path: Path) -> tuple[RequirementSpec, ...]:
     """battery/requirements.toml: one table per requirement id, in the order the file gives them."""
     data = _read_toml(path)
@@ -105,8 +119,8 @@ def load_requirements(path: Path) -> tuple[RequirementSpec, ...]:
     return tuple(specs)
 
 
-def load_task(root: Path, suite: str = "") -> Task:
-    """Load and validate one task folder."""
+def load_task(root: Path, suite: str = "", heldout: bool = False) -> Task:
+    """Load and validate one task folder (of a held-out suite when `heldout`)."""
     root = Path(root)
     paths = TaskPaths(root)
     path = paths.task_toml
@@ -160,6 +174,7 @@ def load_task(root: Path, suite: str = "") -> Task:
         height=int(_positive(path, screen_table, "height", sbase.height, "screen.")),
         dpr=float(_positive(path, screen_table, "dpr", sbase.dpr, "screen.")),
     )
+    network = _network(path, data.get("network", {}))
     if not paths.prompt.is_file():
         raise TaskError(f"{paths.prompt}: missing")
     try:
@@ -180,7 +195,8 @@ def load_task(root: Path, suite: str = "") -> Task:
     return Task(
         id=task_id, title=title, category=category, difficulty=difficulty,
         capabilities=tuple(sorted(set(capabilities))), entry=entry, required=tuple(required), limits=limits,
-        screen=screen, paths=paths, suite=suite, services=services, requirements=requirements,
+        screen=screen, paths=paths, suite=suite, services=services, requirements=requirements, heldout=heldout,
+        network=network,
     )
 
 
@@ -193,11 +209,14 @@ def load_suite(root: Path) -> Suite:
     name = _field(path, data, "name", str)
     if not _TASK_ID.fullmatch(name):
         raise TaskError(f"{path}: field 'name' must match [a-z0-9][a-z0-9-]*, got {name!r}")
+    if name == HELD_OUT_PREFIX:
+        raise TaskError(f"{path}: field 'name': {name!r} is reserved (held-out tasks go by it outside their folder)")
     version = _field(path, data, "version", str)
     if not _SEMVER.fullmatch(version):
         raise TaskError(f"{path}: field 'version' must be a semantic version like 1.2.3, got {version!r}")
     visibility = _choice(path, data, "visibility", Visibility)
-    tasks = tuple(load_task(p.parent, name) for p in sorted(root.glob("*/task.toml")))
+    tasks = tuple(load_task(p.parent, name, heldout=visibility is Visibility.HELD_OUT)
+                  for p in sorted(root.glob("*/task.toml")))
     return Suite(name=name, version=version, visibility=visibility, root=root, tasks=tasks)
 
 
@@ -213,8 +232,9 @@ def find_task(ref: str, suites: list[Suite] | None = None) -> Task:
     path = Path(ref)
     if (path / "task.toml").is_file():
         suite_toml = path.resolve().parent / "suite.toml"
-        suite_name = _read_toml(suite_toml).get("name", "") if suite_toml.is_file() else ""
-        return load_task(path.resolve(), str(suite_name))
+        suite_data = _read_toml(suite_toml) if suite_toml.is_file() else {}
+        return load_task(path.resolve(), str(suite_data.get("name", "")),
+                         heldout=suite_data.get("visibility") == Visibility.HELD_OUT.value)
     suites = repository_suites() if suites is None else suites
     suite_name, _, task_id = ref.rpartition("/")
     matches = [t for s in suites for t in s.tasks if t.id == task_id and (not suite_name or s.name == suite_name)]

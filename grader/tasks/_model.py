@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from evidence import Layer
+from evidence import HELD_OUT_PREFIX, Layer
 from grader._settings import TASK_LIMITS, default
 
 
@@ -33,7 +34,7 @@ class TaskPaths:
       battery/        main.lua and data: the grading surface, never shown to the agent
         requirements.toml  the battery's requirement manifest: id, layer, capabilities, description
         platform.toml   optional: the platform-service fakes' world (docs/platform.md)
-      solutions/      oracle/, wrong-*/, expect.toml: the battery's own tests
+      solutions/      oracle/, wrong-*.patch (against oracle/), expect.toml: the battery's own tests
     """
 
     root: Path
@@ -78,11 +79,6 @@ class TaskPaths:
     def expect(self) -> Path:
         return self.solutions / "expect.toml"
 
-    def wrong_solutions(self) -> list[Path]:
-        if not self.solutions.is_dir():
-            return []
-        return sorted(p for p in self.solutions.iterdir() if p.is_dir() and p.name.startswith("wrong-"))
-
 
 def _default(name: str) -> Any:
     return field(default_factory=lambda: default(name))
@@ -110,6 +106,14 @@ class Screen:
     width: int = 1280
     height: int = 720
     dpr: float = 1.0
+
+
+@dataclass(frozen=True)
+class Network:
+    """task.toml [network]: the roles of the L2 run (docs/tasks.md): 0 clients is a standalone run."""
+
+    clients: int = 0
+    latency_frames: int = 0
 
 
 @dataclass(frozen=True)
@@ -141,10 +145,19 @@ class Task:
     paths: TaskPaths
     suite: str
     services: str = "{}"   # the engine's `services` setting: canonical JSON of battery/platform.toml
+    network: Network = Network()   # task.toml [network]: the engine's net_clients and net_latency_frames
     requirements: tuple[RequirementSpec, ...] = ()   # battery/requirements.toml, in file order
+    heldout: bool = False  # of a held-out suite: known outside its folder only by its hash (qualified_id)
 
-    @property
+    @functools.cached_property
     def qualified_id(self) -> str:
+        """`suite/id`; for a held-out task `held-out/<first 16 hex digits of its task_hash>`, the only name the
+        grader prints, records in the ledger and its verdicts, or gives its run folders (design: nothing about a
+        held-out suite is printed, logged in clear or published)."""
+        if self.heldout:
+            from ._hash import task_hash
+
+            return f"{HELD_OUT_PREFIX}/{task_hash(self)[:16]}"
         return f"{self.suite}/{self.id}"
 
 

@@ -38,6 +38,9 @@ def test_a_valid_task_loads(make_task: Callable[..., Path]) -> None:
         (('id = "tiny"', 'id = "other"'), "but the folder is named"),
         (('required = ["scripts/*.lua"]', 'required = ["../x"]'), "outside the deliverable"),
         (('title = "Tiny"', 'title = "Tiny'), "task.toml"),
+        (("[limits]", "[network]\nclients = 9\n[limits]"), "network.'clients' must be a whole number"),
+        (("[limits]", "[network]\nclients = 1\nlag = 2\n[limits]"), "unknown key network.'lag'"),
+        (("[limits]", "[network]\nlatency_frames = -1\n[limits]"), "field network.'latency_frames' must be"),
     ],
 )
 def test_bad_task_toml_is_refused_naming_the_field(make_task: Callable[..., Path], change: tuple[str, str],
@@ -171,6 +174,18 @@ end
 """
 
 
+def test_network_roles_come_from_task_toml(make_task: Callable[..., Path]) -> None:
+    plain = load_task(make_task("plain"))
+    assert (engine_settings(plain).net_clients, engine_settings(plain).net_latency_frames) == (0, 0)
+    root = make_task(task_toml=TASK_TOML.replace("[limits]", "[network]\nclients = 3\nlatency_frames = 2\n[limits]"))
+    task = load_task(root)
+    assert (task.network.clients, task.network.latency_frames) == (3, 2)
+    assert (engine_settings(task).net_clients, engine_settings(task).net_latency_frames) == (3, 2)
+    before = task_hash(task)
+    (root / "task.toml").write_text(TASK_TOML.replace("[limits]", "[network]\nclients = 2\n[limits]"))
+    assert task_hash(load_task(root)) != before
+
+
 def test_the_platform_world_comes_from_battery_platform_toml(make_task: Callable[..., Path]) -> None:
     plain = load_task(make_task("plain"))
     assert plain.services == "{}" and engine_settings(plain).services == "{}"
@@ -207,3 +222,15 @@ def test_a_bad_platform_toml_is_refused_naming_the_field(make_task: Callable[...
         load_task(root)
     assert message in str(err.value)
     assert "battery/platform.toml" in str(err.value)
+
+
+def test_a_held_out_task_goes_by_its_hash_and_no_suite_may_take_that_name(
+        make_task: Callable[..., Path]) -> None:
+    root = make_task("secret-task").parent
+    (root / "suite.toml").write_text('name = "vault"\nversion = "1.0.0"\nvisibility = "held-out"\n')
+    (task,) = load_suite(root).tasks
+    assert task.heldout and task.qualified_id == f"held-out/{task_hash(task)[:16]}"
+    assert "secret-task" not in task.qualified_id and "vault" not in task.qualified_id
+    (root / "suite.toml").write_text('name = "held-out"\nversion = "1.0.0"\nvisibility = "public"\n')
+    with pytest.raises(TaskError, match=r"suite.toml: field 'name': 'held-out' is reserved"):
+        load_suite(root)
