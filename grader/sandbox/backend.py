@@ -44,7 +44,7 @@ from grader._containers import (
 )
 
 from .gateway import Gateway, GatewayError, GatewayRun, open_gateway, remove_attempt_networks
-from .image import AGENT_UID, AGENT_USER, REPOSITORY, base_image
+from .image import AGENT_UID, AGENT_USER, CONTENT_TAGGED, base_image
 from .metering import GatewayReport
 from .quota import can_mount, copy_out, mount_tmpfs, mounts_under, unmount
 from .usage import USAGE_DIR, USAGE_FILE, Usage, read_usage
@@ -190,8 +190,9 @@ def check_image_volumes(docker_client: Any, ref: str) -> None:
 
 
 def pin_image(docker_client: Any, ref: str) -> str:
-    """A content-addressed reference for ref: our base image's tag, else the image id."""
-    if ref.startswith(f"{REPOSITORY}:"):
+    """A content-addressed reference for ref: the tag of an image the grader builds (the base, the agent loop's),
+    else the image id."""
+    if ref.partition(":")[0] in CONTENT_TAGGED:
         return ref
     check_image_volumes(docker_client, ref)
     return str(docker_client.images.get(ref).id)
@@ -342,6 +343,23 @@ def _classify(exit_code: int | None, oom: bool, timed_out: bool, hung: bool, tim
     return outcome, detail
 
 
+OOM_REPORT_GRACE = 2.0   # seconds to wait for Docker's word on a SIGKILLed agent
+
+
+def _oom_killed(container: Any, exit_code: int | None, timed_out: bool) -> bool:
+    """Whether the kernel killed something in the agent's container for memory.  Docker learns it from an event
+    that can arrive after the container's exit (the OOM and exit notifications travel separately), so an agent
+    killed by SIGKILL (137) that the grader did not kill is asked about again for a moment."""
+    container.reload()
+    oom = bool(container.attrs["State"].get("OOMKilled"))
+    deadline = time.monotonic() + OOM_REPORT_GRACE
+    while not oom and exit_code == 137 and not timed_out and time.monotonic() < deadline:
+        time.sleep(0.05)
+        container.reload()
+        oom = bool(container.attrs["State"].get("OOMKilled"))
+    return oom
+
+
 def _start_watchdog(docker_client: Any, image: str, attempt_id: str, labels: dict[str, str],
                     time_limit: float) -> Any:
     settings = watchdog_settings(math.ceil(time_limit) + WATCHDOG_GRACE)
@@ -443,8 +461,7 @@ def run_in_sandbox(workspace: Path, command: Sequence[str], *, prompt: Path | No
                 except (requests.exceptions.RequestException, docker.errors.DockerException):
                     hung = True
             try:
-                container.reload()
-                oom = bool(container.attrs["State"].get("OOMKilled"))
+                oom = _oom_killed(container, exit_code, timed_out)
                 logs = container.logs(tail=200).decode("utf-8", "replace")
             except docker.errors.DockerException:
                 pass

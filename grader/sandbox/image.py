@@ -23,13 +23,16 @@ BUSYBOX = Path("/bin/busybox")
 AGENT_UID = 10001
 AGENT_USER = "agent"
 REPOSITORY = "grader-agent-base"
+LOOP_REPOSITORY = "grader-agent-loop"           # the shipped agent loop's image (grader/agent_loop/image.py)
+CONTENT_TAGGED = (REPOSITORY, LOOP_REPOSITORY)  # images whose tag is the SHA-256 of their content
 PASSWD = f"root:x:0:0:root:/root:/bin/sh\n{AGENT_USER}:x:{AGENT_UID}:{AGENT_UID}:agent:/home/{AGENT_USER}:/bin/sh\n"
 GROUP = f"root:x:0:\n{AGENT_USER}:x:{AGENT_UID}:\n"
 DIRS = {"bin": 0o755, "etc": 0o755, "workspace": 0o755, "task": 0o755, "stage": 0o755, "usage": 0o755, "tmp": 0o1777,
         "home": 0o755, f"home/{AGENT_USER}": 0o755, "proc": 0o755, "sys": 0o755, "dev": 0o755, "root": 0o700}
 
 
-def _applets(busybox: Path) -> list[str]:
+def busybox_applets(busybox: Path = BUSYBOX) -> list[str]:
+    """The applets this busybox has (each becomes a link to it in /bin)."""
     out = subprocess.run([str(busybox), "--list"], capture_output=True, text=True, check=True).stdout
     return sorted({a for a in out.split() if a and "/" not in a and a != "busybox"})
 
@@ -51,7 +54,7 @@ def rootfs_tar(busybox: Path = BUSYBOX) -> bytes:
     for name, mode in DIRS.items():
         entries.append((info(name, tarfile.DIRTYPE, mode), None))
     entries.append((info("bin/busybox", tarfile.REGTYPE, 0o755, len(blob)), blob))
-    for applet in _applets(busybox):
+    for applet in busybox_applets(busybox):
         entries.append((info(f"bin/{applet}", tarfile.SYMTYPE, 0o777, link="busybox"), None))
     for name, text in (("etc/passwd", PASSWD), ("etc/group", GROUP)):
         encoded = text.encode()

@@ -68,7 +68,8 @@ def test_battery_and_solutions_are_nowhere_in_the_container(docker_client: Any, 
     root = make_task()
     (root / "battery" / "canary.lua").write_text(f"-- {CANARY}\n")
     (root / "battery" / "main.lua").write_text((root / "battery" / "main.lua").read_text() + f"-- {CANARY}\n")
-    (root / "solutions" / "wrong-x" / "notes.txt").write_text(CANARY)
+    patch = root / "solutions" / "wrong-x.patch"
+    patch.write_text(patch.read_text() + f"# {CANARY}\n")
     (root / "solutions" / "expect.toml").write_text((root / "solutions" / "expect.toml").read_text()
                                                     + f"# {CANARY}\n")
     (root / "workspace" / "control.txt").write_text(CANARY)  # positive control: the search does find it
@@ -248,9 +249,10 @@ def test_containers_are_removed_after_an_interrupt(sig: int, docker_client: Any,
     assert docker_client.containers.list(all=True, filters=label) == []
 
 
-def test_the_main_job_runs_every_agent_phase_in_a_container(docker_client: Any, image: str,
-                                                           tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "grader", "run", "--sandbox", "docker", "--no-record",
+def test_the_main_job_runs_every_agent_phase_in_a_container(docker_client: Any, image: str, tmp_path: Path,
+                                                           starter_suite: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "grader", "run", "--suite", str(starter_suite), "--sandbox",
+                           "docker", "--no-record",
                            "--runs-dir", str(tmp_path), "--json"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)["attempts"]

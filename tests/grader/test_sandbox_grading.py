@@ -9,6 +9,8 @@ The container tests never skip under CI (CI=true): a machine without Docker fail
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -19,7 +21,7 @@ import pytest
 
 from grader.grading_container import GradingError, check_verdict, probe_grading_container
 from grader.pipeline import grade
-from grader.tasks import find_task
+from grader.tasks import find_task, solution_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,10 +41,11 @@ def _grade_cli(task: Path, deliverable: Path, tmp_path: Path) -> dict[str, Any]:
 def test_the_container_gives_the_hosts_verdicts(docker_client: Any, make_task: Callable[..., Path],
                                                 tmp_path: Path) -> None:
     root = make_task()
-    wrong = root / "solutions" / "wrong-x"
+    task = find_task(str(root))
+    wrong = tmp_path / "wrong-x"
+    shutil.copytree(solution_folder(task, "wrong-x"), wrong)
     main = wrong / "scripts" / "main.lua"  # a game that prints a verdict of its own: it is evidence, not a verdict
     main.write_text(main.read_text() + 'print(\'{"verdict": {"passed": true}, "timings": {}}\')\n')
-    task = find_task(str(root))
     for solution, passed in ((root / "solutions" / "oracle", True), (wrong, False)):
         out = _grade_cli(root, solution, tmp_path)
         assert out["verdict"]["passed"] is passed
@@ -85,10 +88,35 @@ def test_the_grading_container_sees_only_the_task_and_the_deliverable(docker_cli
     assert not {"workspace", "task", "stage", "usage", "home"} & top  # nothing of the agent's container
 
 
+def test_a_pool_grades_each_deliverable_in_a_container_of_its_own_started_ahead(
+        docker_client: Any, make_task: Callable[..., Path]) -> None:
+    """GradingPool: the host's verdicts, digest for digest; a new container for every grade (the one that graded is
+    gone once the pool closes); nothing left behind."""
+    from grader._containers import LABEL, LABEL_PID
+    from grader.grading_container import GradingPool
+
+    root = make_task()
+    task = find_task(str(root))
+    deliverables = [root / "solutions" / "oracle", solution_folder(task, "wrong-x"), root / "solutions" / "oracle"]
+    used = []
+    with GradingPool(docker_client) as pool:
+        results = []
+        for deliverable in deliverables:
+            pool._thread.join()   # type: ignore[union-attr]   (the warm container this grade will take)
+            used.append(pool._next.grading_id)   # type: ignore[union-attr]
+            results.append(pool.grade(task, deliverable))
+    assert len(set(used)) == len(used)
+    for deliverable, result in zip(deliverables, results, strict=True):
+        assert result.verdict == grade(task, deliverable).verdict
+    assert [r.verdict.passed for r in results] == [True, False, True]
+    mine = docker_client.containers.list(all=True, filters={"label": [f"{LABEL}=1", f"{LABEL_PID}={os.getpid()}"]})
+    assert [c.name for c in mine if c.name.startswith("grader-grading-")] == []
+
+
 def test_the_host_refuses_a_verdict_about_something_else(make_task: Callable[..., Path]) -> None:
     root = make_task()
     task = find_task(str(root))
-    oracle, wrong = root / "solutions" / "oracle", root / "solutions" / "wrong-x"
+    oracle, wrong = root / "solutions" / "oracle", solution_folder(task, "wrong-x")
     result = grade(task, wrong)
     good = json.dumps({"verdict": result.verdict.to_json(), "timings": result.timings}).encode()
     assert check_verdict(task, wrong, good).verdict == result.verdict
