@@ -4,6 +4,7 @@ and the verdict, each with versioned JSON.  `engine`, `ledger` and `grader` all 
 
 from ._artifact import MAX_ARTIFACT_BYTES, ArchiveError, Artifact
 from ._model import (
+    HELD_OUT_PREFIX,
     REPORT_SCHEMA,
     SEVERITIES,
     VERDICT_SCHEMA,
@@ -29,9 +30,11 @@ from ._model import (
     Verdict,
     canonical_json,
     digest,
+    parsed_digest,
 )
 
 __all__ = [
+    "HELD_OUT_PREFIX",
     "MAX_ARTIFACT_BYTES",
     "REPORT_SCHEMA",
     "SEVERITIES",
@@ -60,4 +63,5 @@ __all__ = [
     "Verdict",
     "canonical_json",
     "digest",
+    "parsed_digest",
 ]

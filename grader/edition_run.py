@@ -33,6 +33,7 @@ from ledger import (
     AlreadyRecordedError,
     AttemptRecord,
     ItemState,
+    Lease,
     Ledger,
     finish,
     lease_next,
@@ -44,7 +45,7 @@ from ledger import (
 
 from ._process import die_with_parent
 from .editions import EditionWork, check_work_pins, edition_work
-from .lifecycle import AttemptOptions, RunPaths, attempt_task, prepare_agent
+from .lifecycle import AttemptOptions, PreparedAgent, RunPaths, attempt_task, prepare_agent
 
 DEFAULT_LEASE_SECONDS = 120.0
 IDLE_POLL = 0.2
@@ -59,6 +60,7 @@ class RunOptions:
     infra_retries: int | None = None
     runs_dir: Path = Path("runs")
     lease_seconds: float = DEFAULT_LEASE_SECONDS
+    grade_in_container: bool = False   # each grade in a container of its own (grader.grading_container.GradingPool)
 
     @property
     def attempt_options(self) -> AttemptOptions:
@@ -142,35 +144,56 @@ def _worker(url: str, work: EditionWork, options: RunOptions, run_root: str, ind
         os._exit(3)
 
 
-def _work(url: str, work: EditionWork, options: RunOptions, run_root: str, index: int, events: Any) -> None:
-    """Lease, attempt, record, finish, until nothing is left to lease."""
-    ledger = Ledger(url)
-    owner = owner_id()
-    run = RunPaths(Path(run_root) / f"w{index}-{os.getpid()}")
-    agents = {label: prepare_agent(entry.driver, options.attempt_options) for label, entry in work.models.items()}
-    items = {i.id: i for i in work.plan.items}
-    limits = {label: e.concurrency for label, e in work.models.items() if e.concurrency is not None}
-    queue_ = queue_name(work.edition_id)
-    while True:
-        lease, remaining = lease_next(ledger, queue_, owner, options.lease_seconds, limits, owner_is_gone)
-        if lease is None:
-            if remaining == 0:
-                return
-            time.sleep(IDLE_POLL)
-            continue
-        item = items[lease.plan_item_id]
-        task = work.tasks[item.task_hash]
-        entry = work.models[item.model]
-        recorder = _PlanRecorder(ledger, entry)
-        beat = _Heartbeat(ledger, lease.item_id, owner, options.lease_seconds)
+@dataclass
+class Leaser:
+    """One worker process's part in an edition's run: it leases planned attempts from the ledger's work queue and
+    runs each through the lifecycle (the local workers here, and `grader worker`'s tasks: grader/scale_out.py)."""
+
+    ledger: Ledger
+    work: EditionWork
+    options: RunOptions
+    agents: dict[str, PreparedAgent]
+    owner: str = field(default_factory=owner_id)
+    pool: Any = None   # this process's GradingPool, with grade_in_container
+
+    @classmethod
+    def open(cls, ledger: Ledger, work: EditionWork, options: RunOptions) -> Leaser:
+        agents = {label: prepare_agent(entry.driver, options.attempt_options, model=entry)
+                  for label, entry in work.models.items()}
+        pool = None
+        if options.grade_in_container:
+            from .grading_container import GradingPool
+
+            pool = GradingPool()
+        return cls(ledger, work, options, agents, pool=pool)
+
+    def shutdown(self) -> None:
+        """Remove the warm grading container this process holds, if any."""
+        if self.pool is not None:
+            self.pool.close()
+
+    def lease(self) -> tuple[Lease | None, int]:
+        """lease_next on the edition's queue: (a lease or None, how many planned attempts are still open)."""
+        limits = {label: e.concurrency for label, e in self.work.models.items() if e.concurrency is not None}
+        return lease_next(self.ledger, queue_name(self.work.edition_id), self.owner, self.options.lease_seconds,
+                          limits, owner_is_gone)
+
+    def attempt(self, lease: Lease, run: RunPaths, on_message: Callable[[str], None]) -> tuple[dict[str, Any], str]:
+        """Attempt and record one leased planned attempt (its lease renewed meanwhile): the event that says what
+        happened, and the state to close the lease with (`close`)."""
+        item = next(i for i in self.work.plan.items if i.id == lease.plan_item_id)
+        task = self.work.tasks[item.task_hash]
+        entry = self.work.models[item.model]
+        recorder = _PlanRecorder(self.ledger, entry)
+        beat = _Heartbeat(self.ledger, lease.item_id, self.owner, self.options.lease_seconds)
         beat.start()
         event: dict[str, Any] = {"model": item.model, "task": task.qualified_id, "repetition": item.repetition,
                                  "taken_over": lease.taken_over}
         try:
             summary = attempt_task(
-                task, agents[item.model], run, item.repetition, recorder=recorder, edition_id=work.edition_id,
-                infra_retries=options.infra_retries,
-                on_infra=lambda message: events.put({"message": message}))
+                task, self.agents[item.model], run, item.repetition, recorder=recorder,
+                edition_id=self.work.edition_id, infra_retries=self.options.infra_retries, on_infra=on_message,
+                grading=self.pool.grade if self.pool is not None else None)
             event |= {"outcome": summary.outcome.value, "passed": summary.passed, "graded": summary.graded,
                       "infra_failures": summary.infra_failures, "duplicate": recorder.duplicate}
             state = "done" if summary.graded else "failed"
@@ -181,8 +204,29 @@ def _work(url: str, work: EditionWork, options: RunOptions, run_root: str, index
         finally:
             beat.stop.set()
             beat.join()
-        finish(ledger, lease.item_id, owner, state)
-        events.put(event)
+        return event, state
+
+    def close(self, lease: Lease, state: str) -> None:
+        finish(self.ledger, lease.item_id, self.owner, state)
+
+
+def _work(url: str, work: EditionWork, options: RunOptions, run_root: str, index: int, events: Any) -> None:
+    """Lease, attempt, record, finish, until nothing is left to lease."""
+    leaser = Leaser.open(Ledger(url), work, options)
+    run = RunPaths(Path(run_root) / f"w{index}-{os.getpid()}")
+    try:
+        while True:
+            lease, remaining = leaser.lease()
+            if lease is None:
+                if remaining == 0:
+                    return
+                time.sleep(IDLE_POLL)
+                continue
+            event, state = leaser.attempt(lease, run, lambda message: events.put({"message": message}))
+            leaser.close(lease, state)
+            events.put(event)
+    finally:
+        leaser.shutdown()
 
 
 # --- the runner ------------------------------------------------------------------------------------------------------
@@ -232,6 +276,8 @@ class EditionRun:
     seconds: float = 0.0
     interrupted: bool = False
     run_dir: str = ""
+    queue: str | None = None        # --queue: the broker (password hidden) the attempts were enqueued on
+    enqueued: int = 0               # --queue: how many tokens this run put on it
 
     @property
     def recorded(self) -> int:
@@ -252,7 +298,8 @@ class EditionRun:
                              "duplicates_dropped": sum(bool(e.get("duplicate")) for e in done_now),
                              "taken_over": sum(e.get("taken_over") is not None for e in done_now)},
                 "seconds": self.seconds, "interrupted": self.interrupted, "run_dir": self.run_dir,
-                "models": {m: p.to_json() for m, p in self.after.items()}}
+                "models": {m: p.to_json() for m, p in self.after.items()}} | (
+                    {"queue": self.queue, "enqueued": self.enqueued} if self.queue is not None else {})
 
 
 Listener = Callable[[EditionRun, dict[str, Any] | None], None]   # the run so far and the newest event
@@ -261,7 +308,7 @@ Listener = Callable[[EditionRun, dict[str, Any] | None], None]   # the run so fa
 def prepare(ledger: Ledger, ref: str | int, options: RunOptions) -> EditionWork:
     """The edition's work, every pin and every model's driver checked before any work."""
     work = edition_work(ledger, ref)
-    agents = [prepare_agent(entry.driver, options.attempt_options) for entry in work.models.values()]
+    agents = [prepare_agent(entry.driver, options.attempt_options, model=entry) for entry in work.models.values()]
     check_work_pins(ledger, work, sorted({a.profile_hash for a in agents}, key=str))
     return work
 

@@ -10,6 +10,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine import API_VERSION, engine_build
 from ledger import (
@@ -18,6 +19,7 @@ from ledger import (
     Ledger,
     LedgerError,
     Pins,
+    PlannedModel,
     SuiteFacts,
     check_edition_pins,
     check_profile,
@@ -143,6 +145,7 @@ class PlanSummary:
     models: tuple[str, ...]
     tasks: int
     repetitions: int
+    existing: bool = False          # the same plan was already in the ledger under this name
 
     @property
     def attempts(self) -> int:
@@ -165,10 +168,51 @@ def plan(ledger: Ledger, name: str, suites: Sequence[tuple[Suite, str]], models:
     parts = [SuiteFacts(s.name, s.version, s.visibility.value, suite_dataset_hash(s, API_VERSION)) for s in chosen]
     sources = [{"name": s.name, "version": s.version, "visibility": s.visibility.value,
                 "dataset_hash": p.dataset_hash, "source": src} for (s, src), p in zip(suites, parts, strict=True)]
+    planned = [m.planned() for m in models]
+    labels = tuple(m.label for m in models)
+    existing = _same_plan(ledger, name, pins, seed, sources, planned, repetitions)
+    if existing is not None:
+        return PlanSummary(existing, pins, seed, dataset, labels, len(facts), repetitions, existing=True)
     edition_id = create_planned_edition(ledger, name, dataset, pins, seed, facts,
                                         suites=parts if len(parts) > 1 else [], sources=sources,
-                                        models=[m.planned() for m in models], repetitions=repetitions)
-    return PlanSummary(edition_id, pins, seed, dataset, tuple(m.label for m in models), len(facts), repetitions)
+                                        models=planned, repetitions=repetitions)
+    return PlanSummary(edition_id, pins, seed, dataset, labels, len(facts), repetitions)
+
+
+def _same_plan(ledger: Ledger, name: str, pins: Pins, seed: int, sources: Sequence[dict[str, Any]],
+               models: Sequence[PlannedModel], repetitions: int) -> int | None:
+    """The id of the edition `name` when it exists with exactly this plan (planning again is how a nightly script
+    that died resumes: it plans, then runs); None when there is no such edition; refused when it differs."""
+    try:
+        edition_id = find_edition(ledger, name)
+    except LedgerError:
+        return None
+    view = get_edition(ledger, edition_id)
+    recorded = edition_plan(ledger, edition_id)
+    if recorded is None:
+        raise TaskError(f"edition {name!r} exists already, made by `grader edition create` (editions are never "
+                        f"changed: pick a new name)")
+    asked = [{"label": m.label, "driver": m.driver, **dict(m.entry)} for m in models]
+    for what, was, now in (
+            ("engine build", view.engine_build, pins.engine_build),
+            ("grader build", view.grader_build, pins.grader_build),
+            ("settings hash", view.settings_hash, pins.settings_hash),
+            ("dataset hash", view.dataset_hash, pins.dataset_hash),
+            ("sandbox profile", view.profile_hash, pins.profile_hash),
+            ("root seed", view.root_seed, seed),
+            ("repetitions", recorded.repetitions, repetitions),
+            ("suites", list(recorded.suites), list(sources)),
+            ("models", [dict(m) for m in recorded.models], asked)):
+        if was != now:
+            raise TaskError(f"edition {name!r} exists already with another plan: {what} {_shown(was)} recorded, "
+                            f"{_shown(now)} here (editions are never changed: pick a new name)")
+    return edition_id
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(item.get("label", item.get("name"))) for item in value) or "none"
+    return str(value)
 
 
 @dataclass(frozen=True)

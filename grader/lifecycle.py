@@ -110,7 +110,7 @@ class RunPaths:
 
     def attempt(self, agent_spec: str, task: Task, repetition: int, retry: int = 0) -> AttemptPaths:
         name = f"r{repetition}" + (f"-retry{retry}" if retry else "")
-        return AttemptPaths(self.root / _slug(agent_spec) / f"{task.suite}-{task.id}" / name)
+        return AttemptPaths(self.root / _slug(agent_spec) / task.qualified_id.replace("/", "-") / name)
 
 
 def new_run(runs_dir: Path) -> RunPaths:
@@ -159,8 +159,9 @@ class PreparedAgent:
         return self.setup.model if self.setup is not None else None
 
 
-def prepare_agent(spec: str, options: AttemptOptions, docker_client: Any = None) -> PreparedAgent:
-    """Check the driver and the options before any work; with docker, fix the agent's profile."""
+def prepare_agent(spec: str, options: AttemptOptions, docker_client: Any = None, model: Any = None) -> PreparedAgent:
+    """Check the driver and the options before any work; with docker, fix the agent's profile.  `model`: the
+    plan's entry (grader.models_file.ModelEntry), which a bare `loop` driver drives."""
     driver, _ = resolve_driver(spec)
     if options.sandbox == "none":
         if driver.where != "host":
@@ -180,7 +181,7 @@ def prepare_agent(spec: str, options: AttemptOptions, docker_client: Any = None)
         raise DriverError(f"--gateway: {exc}") from None
     try:
         docker_client = docker_client or client()
-        setup = agent_setup(spec, docker_client, gateway=gateway, pass_env=options.pass_env)
+        setup = agent_setup(spec, docker_client, gateway=gateway, pass_env=options.pass_env, model=model)
         with contextlib.suppress(docker.errors.DockerException, OSError):   # housekeeping: never stops the work
             cleanup(docker_client)   # what graders that died (SIGKILL, power loss) left behind, and nothing else
     except docker.errors.ImageNotFound as exc:
@@ -211,16 +212,18 @@ def _redact(text: str, secrets: dict[str, str]) -> str:
     return text
 
 
-def fill_workspace(task: Task, paths: AttemptPaths, agent: PreparedAgent, attempt_id: str) -> Filled:
+def fill_workspace(task: Task, paths: AttemptPaths, agent: PreparedAgent, attempt_id: str,
+                   repetition: int = 0) -> Filled:
     """Run the agent's driver into the attempt's workspace; with docker, write sandbox.json and agent.log."""
     start = time.monotonic()
     if agent.sandbox == "none":
-        prepare_workspace(task, paths.workspace, agent.spec)
+        prepare_workspace(task, paths.workspace, agent.spec, repetition)
         return Filled(driver=agent.driver, agent_seconds=time.monotonic() - start)
     from .sandbox import run_driver
 
     setup = agent.setup
-    sandboxed = run_driver(task, paths.workspace, setup, attempt_id=attempt_id, docker_client=agent.docker_client)
+    sandboxed = run_driver(task, paths.workspace, setup, attempt_id=attempt_id, docker_client=agent.docker_client,
+                           repetition=repetition)
     secrets = {n: setup.environment[n] for n in setup.secrets if n in setup.environment}
     paths.sandbox.write_text(json.dumps(
         sandboxed.summary() | {"profile": sandboxed.profile, "agent": setup.record()}, sort_keys=True, indent=1)
@@ -289,7 +292,8 @@ def _write_result(paths: AttemptPaths, result: GradeResult, filled: Filled) -> N
 
 def attempt_task(task: Task, agent: PreparedAgent, run: RunPaths, repetition: int, *, recorder: Any = None,
                  edition_id: int | None = None, infra_retries: int | None = None,
-                 lib_dirs: tuple[str, ...] = (), on_infra: Callable[[str], None] | None = None) -> AttemptSummary:
+                 lib_dirs: tuple[str, ...] = (), on_infra: Callable[[str], None] | None = None,
+                 grading: Callable[[Task, Path], GradeResult] | None = None) -> AttemptSummary:
     """One repetition of one task by one agent, through every step, retried while the infrastructure fails;
     each attempt goes to the recorder (grader.recording.Recorder), when there is one."""
     from .recording import graded_record, infra_record
@@ -300,7 +304,7 @@ def attempt_task(task: Task, agent: PreparedAgent, run: RunPaths, repetition: in
         paths = run.attempt(agent.spec, task, repetition, len(failures))
         paths.root.mkdir(parents=True, exist_ok=False)
         try:
-            filled = fill_workspace(task, paths, agent, uuid.uuid4().hex)
+            filled = fill_workspace(task, paths, agent, uuid.uuid4().hex, repetition)
             break
         except SandboxInfraError as exc:
             failures.append(exc)
@@ -311,7 +315,8 @@ def attempt_task(task: Task, agent: PreparedAgent, run: RunPaths, repetition: in
             if len(failures) > retries:
                 return AttemptSummary(agent.spec, task.qualified_id, repetition, failures[-1].outcome, None, None,
                                       None, None, str(paths.root), (str(failures[-1]),), len(failures))
-    result = grade(task, paths.workspace, lib_dirs)
+    # grading: on this machine, or in a container of its own (grader.grading_container.GradingPool.grade)
+    result = grading(task, paths.workspace) if grading is not None else grade(task, paths.workspace, lib_dirs)
     _write_result(paths, result, filled)
     result_hash = (recorder.add(graded_record(task, result, filled, edition_id, repetition))
                    if recorder is not None else None)
@@ -324,7 +329,7 @@ def attempt_task(task: Task, agent: PreparedAgent, run: RunPaths, repetition: in
 def run_attempts(tasks: Sequence[Task], agents: Sequence[PreparedAgent], runs_dir: Path, *, ledger: Any = None,
                  edition_id: int | None = None, repetitions: int = 1, infra_retries: int | None = None,
                  progress: Progress | None = None, run: RunPaths | None = None,
-                 record_delay: float = 1.0) -> RunResult:
+                 record_delay: float = 1.0, grade_in_container: bool = False) -> RunResult:
     """Every repetition of every task by every agent, in that order; see the module's docstring."""
     run = run or new_run(runs_dir)
     plan = [(agent, task, rep) for agent in agents for task in tasks for rep in range(repetitions)]
@@ -337,11 +342,17 @@ def run_attempts(tasks: Sequence[Task], agents: Sequence[PreparedAgent], runs_di
     out = RunResult(run, [], len(plan))
     start = time.monotonic()
     recorder = Recorder(ledger, max_delay=record_delay) if ledger is not None else None
+    pool = None
+    if grade_in_container:
+        from .grading_container import GradingPool
+
+        pool = GradingPool()
     try:
         for agent, task, rep in plan:
             summary = attempt_task(task, agent, run, rep, recorder=recorder, edition_id=edition_id,
                                    infra_retries=infra_retries,
-                                   on_infra=(lambda m: progress(m, len(out.attempts), len(plan))) if progress else None)
+                                   on_infra=(lambda m: progress(m, len(out.attempts), len(plan))) if progress else None,
+                                   grading=pool.grade if pool is not None else None)
             out.attempts.append(summary)
             if progress:
                 progress(summary, len(out.attempts), len(plan))
@@ -350,5 +361,7 @@ def run_attempts(tasks: Sequence[Task], agents: Sequence[PreparedAgent], runs_di
     finally:
         if recorder is not None:
             recorder.flush()
+        if pool is not None:
+            pool.close()
     out.seconds = time.monotonic() - start
     return out

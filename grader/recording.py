@@ -25,9 +25,12 @@ from .tasks import Task, battery_hash, task_hash
 
 
 def task_facts(task: Task) -> TaskFacts:
+    """A task as the ledger records it; a held-out task under its hash-derived id, its requirements without their
+    descriptions (the battery's words stay in its folder)."""
+    requirements = tuple(r.as_dict() | ({"description": ""} if task.heldout else {}) for r in task.requirements)
     return TaskFacts(task_id=task.qualified_id, task_hash=task_hash(task), battery_hash=battery_hash(task, API_VERSION),
                      category=task.category, difficulty=task.difficulty.value, capabilities=task.capabilities,
-                     api_version=API_VERSION, requirements=tuple(r.as_dict() for r in task.requirements))
+                     api_version=API_VERSION, requirements=requirements)
 
 
 def model_facts(model: Any) -> ModelFacts | None:
@@ -93,10 +96,30 @@ class Recorder:
         return record.result_hash
 
     def flush(self) -> None:
-        if self.pending:
-            batch, self.pending = self.pending, []
+        """Write what waits.  A batch the ledger refuses (a record its edition's pins or plan refuse) is written
+        again one record per transaction, so one refused attempt costs the run only itself; the first refusal
+        is raised once the others are in."""
+        if not self.pending:
+            return
+        batch, self.pending = self.pending, []
+        try:
             record_attempts(self.ledger, batch)
             self.written += len(batch)
+            return
+        except LedgerError:
+            if len(batch) == 1:
+                raise
+        refused: list[LedgerError] = []
+        for record in batch:
+            try:
+                record_attempts(self.ledger, [record])
+                self.written += 1
+            except LedgerError as exc:
+                refused.append(exc)
+        if len(refused) == 1:
+            raise refused[0]
+        if refused:
+            raise LedgerError(f"{refused[0]} (and {len(refused) - 1} more attempts refused)") from refused[0]
 
     def __enter__(self) -> Recorder:
         return self
@@ -112,7 +135,7 @@ def correct(ledger: Ledger, prefix: str, passed: bool, reason: str, author: str,
     if requirements:
         view = ledger_result(ledger, prefix)
         assert view.result is not None
-        recorded = {r.id: r for r in view.result.verdict.levels.L2.requirements}
+        recorded = {r.id: r for r in view.result.requirements}
         for rid, ok in sorted(requirements.items()):
             if rid not in recorded:
                 raise LedgerError(f"--requirement {rid}: not a requirement of result {view.result.result_hash[:12]} "

@@ -11,7 +11,7 @@ from typing import Any
 
 from engine import API_VERSION
 from evidence import Verdict
-from ledger import Ledger, LedgerError, load_artifact
+from ledger import Ledger, LedgerError, load_artifact, recorded_verdict
 from ledger import result as ledger_result
 
 from .deliverable import DeliverableError, Tree, max_archive_bytes
@@ -95,7 +95,7 @@ def replay(ledger: Ledger, prefix: str, held_out: tuple[Path, ...] = ()) -> Repl
     """Re-grade a recorded result's stored deliverable against its task and battery, found by their hashes."""
     view = ledger_result(ledger, prefix)
     assert view.result is not None
-    recorded = view.result.verdict
+    recorded = recorded_verdict(ledger, view.result.result_hash)
     if not view.artifact_hash:
         raise LedgerError(f"result {view.result.result_hash} has no stored deliverable to replay")
     task = find_task_by_hash(recorded.task_hash, held_out, recorded.battery_hash)

@@ -38,6 +38,7 @@ from ._reads import (
     attempts,
     dataset_tasks,
     get_edition,
+    recorded_verdict,
     result,
     tasks_of,
 )
@@ -114,6 +115,7 @@ __all__ = [
     "record_attempt",
     "record_attempts",
     "record_infra_attempt",
+    "recorded_verdict",
     "renew",
     "result",
     "result_hash_of",

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import JSON, cast, select, type_coerce
 
-from evidence import AttemptOutcome, Verdict
+from evidence import HELD_OUT_PREFIX, AttemptOutcome, EvidenceError, RequirementResult, Verdict
 
 from ._models import (
     AttemptRow,
@@ -69,12 +69,17 @@ class CorrectionView:
 
 @dataclass(frozen=True)
 class ResultView:
+    """A recorded result as lists of results need it: its L2 requirement outcomes (without their checks) and the
+    engine build are read out of the stored verdict by the database, so a board over thousands of results parses
+    no verdict; the whole verdict is `recorded_verdict(ledger, result_hash)`."""
+
     result_hash: str
-    verdict: Verdict                 # the recorded verdict, read with the evidence model (any schema)
     evidence_digest: str
     passed: bool
     first_failed_level: str | None
-    engine_version: str
+    engine_version: str                            # the engine's release, as the verdict names it
+    engine_build: str | None                       # its build digest (None in schema-1 verdicts)
+    requirements: tuple[RequirementResult, ...]    # the verdict's L2 requirements, without their checks
     corrections: tuple[CorrectionView, ...] = ()   # oldest first: the last one is in effect
 
     @property
@@ -127,7 +132,8 @@ def _hidden_suites(session: Any) -> set[str]:
 def _task_view(row: TaskRow, hidden: set[str], battery: BatteryRow | None) -> TaskView:
     suite = row.task_id.split("/", 1)[0] if "/" in row.task_id else ""
     manifest = tuple(battery.requirements) if battery is not None and battery.requirements is not None else None
-    return TaskView(row.task_hash, row.task_id, row.category, row.difficulty, suite in hidden,
+    heldout = suite in hidden or suite == HELD_OUT_PREFIX
+    return TaskView(row.task_hash, row.task_id, row.category, row.difficulty, heldout,
                     battery.battery_hash if battery is not None else None, manifest)
 
 
@@ -190,15 +196,40 @@ def _attempt_view(attempt: AttemptRow, model: ModelRow | None, result: ResultVie
         result=result)
 
 
-def _result_view(result: ResultRow, corrections: Iterable[CorrectionView]) -> ResultView:
-    return ResultView(result.result_hash, Verdict.from_json(result.verdict), result.evidence_digest, result.passed,
-                      result.first_failed_level, result.engine_version, tuple(corrections))
+def _result_columns(ledger: Ledger) -> tuple[Any, ...]:
+    """What a result view reads, the parts of the stored verdict read out of it by the database (SQLite's JSON
+    functions, PostgreSQL's json operators): the engine's release and build, and the L2 requirements (without
+    their checks, which the verdict keeps apart).  SQLite reads the text as JSON as it is (a CAST would give it
+    numeric affinity); PostgreSQL casts it."""
+    verdict = (cast(ResultRow.verdict, JSON) if ledger.engine.dialect.name == "postgresql"
+               else type_coerce(ResultRow.verdict, JSON))
+    return (ResultRow.result_hash, ResultRow.evidence_digest, ResultRow.passed, ResultRow.first_failed_level,
+            verdict[("engine", "version")].as_string(), verdict[("engine", "build")].as_string(),
+            verdict[("levels", "L2", "requirements")])
+
+
+def _requirements(raw: Any, result_hash: str) -> tuple[RequirementResult, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise LedgerError(f"result {result_hash}: its verdict's levels.L2.requirements is not a list")
+    try:
+        return tuple(RequirementResult.from_json(r, f"result {result_hash}: levels.L2.requirements")
+                     for r in raw if isinstance(r, dict))
+    except EvidenceError as exc:
+        raise LedgerError(str(exc)) from None
+
+
+def _result_view(row: Any, corrections: Iterable[CorrectionView]) -> ResultView:
+    result_hash, evidence_digest, passed, first_failed, engine_version, engine_build, requirements = row
+    return ResultView(result_hash, evidence_digest, passed, first_failed, engine_version or "", engine_build or None,
+                      _requirements(requirements, result_hash), tuple(corrections))
 
 
 def attempts(ledger: Ledger, edition_id: int | None = None) -> list[AttemptView]:
     """Every attempt (of one edition, or of the whole ledger), with its result and corrections when it has one;
     sorted by attempt id, so the order does not depend on the database."""
-    query = (select(AttemptRow, ModelRow, ResultRow)
+    query = (select(AttemptRow, ModelRow, *_result_columns(ledger))
              .outerjoin(ModelRow, ModelRow.id == AttemptRow.model_id)
              .outerjoin(ResultRow, ResultRow.attempt_id == AttemptRow.id)
              .order_by(AttemptRow.id))
@@ -207,9 +238,9 @@ def attempts(ledger: Ledger, edition_id: int | None = None) -> list[AttemptView]
     with ledger.session() as session:
         rows = session.execute(query).all()
         corrections = _corrections(session, edition_id)
-    return [_attempt_view(attempt, model, None if result is None else
-                          _result_view(result, corrections.get(result.result_hash, ())))
-            for attempt, model, result in rows]
+    return [_attempt_view(row[0], row[1], None if row[2] is None else
+                          _result_view(row[2:], corrections.get(row[2], ())))
+            for row in rows]
 
 
 def result(ledger: Ledger, prefix: str) -> AttemptView:
@@ -217,10 +248,19 @@ def result(ledger: Ledger, prefix: str) -> AttemptView:
     correction: `view.result` is never None."""
     found = ledger.find_result(prefix)
     with ledger.session() as session:
-        attempt, model = session.execute(
-            select(AttemptRow, ModelRow).outerjoin(ModelRow, ModelRow.id == AttemptRow.model_id)
-            .where(AttemptRow.id == found.attempt_id)).one()
+        attempt, model, *columns = session.execute(
+            select(AttemptRow, ModelRow, *_result_columns(ledger))
+            .outerjoin(ModelRow, ModelRow.id == AttemptRow.model_id)
+            .join(ResultRow, ResultRow.attempt_id == AttemptRow.id)
+            .where(ResultRow.result_hash == found.result_hash)).one()
         corrections = [CorrectionView(c.id, c.passed, c.reason, c.author, c.created_at, c.requirements)
                        for c in session.execute(select(CorrectionRow).where(
                            CorrectionRow.result_hash == found.result_hash).order_by(CorrectionRow.id)).scalars()]
-    return _attempt_view(attempt, model, _result_view(found, corrections))
+    return _attempt_view(attempt, model, _result_view(columns, corrections))
+
+
+def recorded_verdict(ledger: Ledger, result_hash: str) -> Verdict:
+    """The whole verdict recorded for a result, read with the evidence model (any schema)."""
+    with ledger.session() as session:
+        text = session.execute(select(ResultRow.verdict).where(ResultRow.result_hash == result_hash)).scalar_one()
+    return Verdict.from_json(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -26,7 +27,7 @@ from ._models import AUDITED_TABLES, AuditRow, Base, ResultRow
 
 GENESIS = "0" * 64
 PENDING_AUDIT = "grader.pending_audit"   # session.info key: audit rows appended, not yet inserted
-UNFLUSHED_TABLES = "grader.unflushed_tables"   # session.info key: see Ledger.append
+PENDING_ROWS = "grader.pending_rows"   # session.info key: fact rows appended, not yet inserted (Ledger.append)
 CHAIN_CURSOR = "grader.audit_cursor"   # session.info key: (last seq, last chain hash) of this transaction
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 UPGRADE_LOCK_KEY = 0x6C656467  # PostgreSQL advisory lock held while migrating ("ledg")
@@ -132,11 +133,6 @@ def row_dict(row: Any) -> dict[str, Any]:
 
 
 @functools.cache
-def _referenced_tables(model: type) -> frozenset[str]:
-    return frozenset(fk.column.table.name for fk in model.__table__.foreign_keys)   # type: ignore[attr-defined]
-
-
-@functools.cache
 def _audited_columns(mapper: Any) -> tuple[tuple[str, bool], ...]:
     """(attribute, left out while NULL) for each column of a mapped class, in mapper order."""
     return tuple((col.key, any(c.info.get("audit_omit_null") for c in col.columns)) for col in mapper.column_attrs)
@@ -233,12 +229,31 @@ def _at_head(engine: Engine) -> bool:
         return conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == head_revision()
 
 
+def _insert_pending(session: Session) -> None:
+    """Insert the fact rows `append` queued, in the order they were appended: one executemany per run of rows of
+    one table, on the transaction's connection (no unit of work, no identity map: a batch's rows are final)."""
+    pending = session.info.get(PENDING_ROWS)
+    if pending:
+        session.info[PENDING_ROWS] = []
+        connection = session.connection()
+        for table, run in itertools.groupby(pending, key=lambda item: item[0]):
+            connection.execute(insert(table), [values for _, values in run])
+
+
 def _write_audit(session: Session) -> None:
-    """Insert the audit rows `append` queued in this transaction (after its fact rows, before it commits)."""
+    """Insert the fact rows and then the audit rows `append` queued in this transaction, before it commits."""
+    _insert_pending(session)
     pending = session.info.pop(PENDING_AUDIT)
     if pending:
         session.flush()
-        session.execute(insert(AuditRow), pending)
+        session.connection().execute(insert(AuditRow.__table__), pending)   # type: ignore[arg-type]
+
+
+@functools.cache
+def _insert_columns(mapper: Any) -> tuple[tuple[str, str, bool], ...]:
+    """(attribute, column name, left out of the audit hash while NULL) for each column of a mapped class."""
+    return tuple((attr.key, attr.columns[0].name, any(c.info.get("audit_omit_null") for c in attr.columns))
+                 for attr in mapper.column_attrs)
 
 
 class Ledger:
@@ -292,47 +307,51 @@ class Ledger:
             if self.dialect == "postgresql":
                 session.execute(text("LOCK TABLE audit IN EXCLUSIVE MODE"))
             session.info[PENDING_AUDIT] = []
+            session.info[PENDING_ROWS] = []
+            # whatever this transaction executes next sees the rows appended so far
+            event.listen(session, "do_orm_execute", lambda _state: _insert_pending(session))
             yield session
             _write_audit(session)
 
     def append(self, session: Session, *rows: Base) -> None:
         """Insert fact rows and extend the audit chain with each, in the caller's transaction.  The chain's end is
         read once per transaction (which holds the chain lock: BEGIN IMMEDIATE on SQLite, LOCK TABLE audit on
-        PostgreSQL) and carried along, and rows are flushed only when their key is not known before the insert
-        (autoincrement ids) or a row refers to one not yet written, so a batch costs a few rounds of inserts, not
-        a query per row."""
+        PostgreSQL) and carried along.  A row whose key is known is queued and inserted, in order, by one
+        executemany per table when the transaction next executes anything or ends; a row whose key the database
+        assigns (an autoincrement id) is inserted at once, after the queue.  So a batch costs a few statements,
+        not a unit of work per row."""
         cursor = session.info.get(CHAIN_CURSOR)
         if cursor is None:
             last = session.execute(select(AuditRow.seq, AuditRow.chain_hash).order_by(AuditRow.seq.desc())
                                    .limit(1)).first()
             cursor = (int(last[0]), str(last[1])) if last else (0, GENESIS)
         seq, prev = cursor
-        # tables this transaction added rows to since it last flushed them (a superset after an autoflush, which
-        # costs only a needless flush)
-        unflushed: set[str] = session.info.setdefault(UNFLUSHED_TABLES, set())
         # the audit rows go in with one statement when the transaction ends (_write_audit): nothing reads them
         # before, and the chain's end travels in CHAIN_CURSOR
         audit: list[dict[str, Any]] | None = session.info.get(PENDING_AUDIT)
-        if audit is None:
+        queue: list[tuple[Any, dict[str, Any]]] | None = session.info.get(PENDING_ROWS)
+        if audit is None or queue is None:
             raise LedgerError("rows are appended only inside Ledger.appending(), which writes their audit rows")
         for row in rows:
-            # the unit of work orders inserts only along relationships, which the fact tables do not declare:
-            # write what this row refers to first
-            referenced = _referenced_tables(type(row))
-            if not referenced.isdisjoint(unflushed):
-                session.flush()
-                unflushed.clear()
-            session.add(row)
-            unflushed.add(row.__tablename__)
             mapper = inspect(row).mapper
             key_values = mapper.primary_key_from_instance(row)
             if any(v is None for v in key_values):
+                _insert_pending(session)
+                session.add(row)
                 session.flush()
-                unflushed.clear()
                 key_values = mapper.primary_key_from_instance(row)
+            values: dict[str, Any] = {}
+            audited: dict[str, Any] = {}
+            for attr, column, omit_null in _insert_columns(mapper):
+                value = getattr(row, attr)
+                values[column] = value
+                if value is not None or not omit_null:
+                    audited[attr] = _canonical_value(value)
+            if inspect(row).transient:
+                queue.append((mapper.local_table, values))
             table = row.__tablename__
             key = "/".join(str(v) for v in key_values)
-            rhash = row_hash(table, row_dict(row))
+            rhash = row_hash(table, audited)
             seq += 1
             chain = chain_hash(prev, table, key, rhash)
             audit.append({"seq": seq, "table_name": table, "row_key": key, "row_hash": rhash, "prev_hash": prev,

@@ -32,3 +32,12 @@ def test_the_versions_typed_by_hand_agree() -> None:
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["version"] == GRADER_VERSION
+
+
+def test_the_public_suites_readme_is_current() -> None:
+    from grader.cli.tasks import suite_markdown
+    from grader.tasks import load_suite
+
+    current = (ROOT / "batteries" / "public" / "README.md").read_text()
+    assert current == suite_markdown(load_suite(ROOT / "batteries" / "public")), (
+        "batteries/public/README.md is stale: run `grader tasks list public --markdown > batteries/public/README.md`")

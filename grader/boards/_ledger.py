@@ -60,7 +60,7 @@ def wall_seconds(timings: dict[str, float] | None) -> float | None:
 
 
 def _verdict_requirements(view: AttemptView) -> list[RequirementResult]:
-    return list(view.result.verdict.levels.L2.requirements) if view.result is not None else []
+    return list(view.result.requirements) if view.result is not None else []
 
 
 def _manifest(task: TaskView, verdict_requirements: list[list[RequirementResult]]) -> tuple[Requirement, ...]:
@@ -116,8 +116,7 @@ def load_inputs(ledger: Ledger, edition_id: int | None = None, *, include_grades
             effective_passed=effective, requirements_passed=passed_reqs, wall_seconds=wall_seconds(a.timings),
             tokens_in=a.tokens_in, tokens_out=a.tokens_out)
         out.append(LedgerAttempt(record, task_views[a.task_hash].task_id,
-                                 result.verdict.first_failed_level.value
-                                 if result is not None and result.verdict.first_failed_level else None,
+                                 result.first_failed_level if result is not None else None,
                                  result.result_hash if result is not None else None, correction is not None))
         if result is None:
             digest.update(f"attempt {a.id}|{a.outcome.value}\n".encode())
@@ -128,8 +127,7 @@ def load_inputs(ledger: Ledger, edition_id: int | None = None, *, include_grades
 
     tasks = [TaskInfo(task_hash=h, category=t.category, difficulty=t.difficulty, heldout=t.heldout,
                       requirements=manifests[h], label=t.task_id) for h, t in sorted(task_views.items())]
-    engines = sorted({f"{v.result.verdict.engine.version}" + (f" ({v.result.verdict.engine.build[:12]})"
-                                                               if v.result.verdict.engine.build else "")
+    engines = sorted({v.result.engine_version + (f" ({v.result.engine_build[:12]})" if v.result.engine_build else "")
                       for v in views if v.result is not None})
     newest = max((a.created_at for a in views), default=None)
     return EditionInputs(edition=edition, root_seed=root_seed, attempts=tuple(out), tasks=tuple(tasks),

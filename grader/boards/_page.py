@@ -38,10 +38,11 @@ SCRIPT = r"""
     for (var k in attrs) e.setAttribute(k, attrs[k]);
     return e;
   }
-  function boardTable(board, withTime) {
+  function boardTable(board, withTime, scoresOnly) {
     var t = el("table"), head = el("tr");
-    var cols = ["rank", "model", "score", "95% CI", "CI method", "attempts"];
-    if (withTime) cols = cols.concat(["time per task", "cost per task"]);
+    var cols = ["rank", "model", "score", "95% CI", "CI method"];
+    if (!scoresOnly) cols.push("attempts");
+    if (withTime && !scoresOnly) cols = cols.concat(["time per task", "cost per task"]);
     cols.forEach(function (c) { head.appendChild(el("th", c)); });
     t.appendChild(head);
     board.models.forEach(function (m) {
@@ -54,8 +55,8 @@ SCRIPT = r"""
       tr.appendChild(sc);
       tr.appendChild(el("td", pct(m.ci[0]) + " \u2013 " + pct(m.ci[1]), "num"));
       tr.appendChild(el("td", m.ci_method));
-      tr.appendChild(el("td", m.passes + "/" + m.attempts, "num"));
-      if (withTime) {
+      if (!scoresOnly) tr.appendChild(el("td", m.passes + "/" + m.attempts, "num"));
+      if (withTime && !scoresOnly) {
         var tm = m.time_per_task_seconds;
         tr.appendChild(el("td", tm === null || tm === undefined ? "\u2013" : tm.toFixed(2) + " s", "num"));
         var c = m.cost_per_task_usd;
@@ -68,7 +69,7 @@ SCRIPT = r"""
       tr.appendChild(el("td", "\u2013"));
       tr.appendChild(el("td", r.model));
       var td = el("td", "not ranked: " + r.reason, "muted");
-      td.colSpan = withTime ? 6 : 4;
+      td.colSpan = cols.length - 2;
       tr.appendChild(td);
       t.appendChild(tr);
     });
@@ -113,8 +114,9 @@ SCRIPT = r"""
   var st = S.statistics, title = S.edition ? "Edition " + S.edition.name : "All recorded results";
   root.appendChild(el("h1", "grader board \u2014 " + title));
   root.appendChild(el("p", S.summary.counted_attempts + " counted attempts, " + S.summary.public_tasks +
-    " public tasks, " + S.summary.heldout_tasks + " held-out tasks; " + st.replicates + " bootstrap replicates, seed " +
-    st.root_seed + ", " + st.algorithm + ", numpy " + st.numpy + ", scipy " + st.scipy + ".", "muted"));
+    " public tasks" + (S.summary.heldout ? " and a held-out board" : "") + "; " + st.replicates +
+    " bootstrap replicates, seed " +
+    st.root_seed + ", " + st.algorithm + ", numpy " + st.numpy + ".", "muted"));
 
   var overall = S.boards.overall;
   var main = section("Main board");
@@ -156,7 +158,7 @@ SCRIPT = r"""
     cat.appendChild(boardTable(S.boards[k], true));
   });
   var ho = section("Held-out board");
-  if (S.heldout) ho.appendChild(boardTable(S.heldout, true));
+  if (S.heldout) ho.appendChild(boardTable(S.heldout, false, true));
   else ho.appendChild(el("p", "No held-out results in this edition.", "muted"));
 
   var cap = section("Capability resolution");
@@ -181,10 +183,10 @@ SCRIPT = r"""
   pm.appendChild(mt);
 
   var fu = section("Failure funnel");
-  ["public", "heldout"].forEach(function (which) {
+  ["public"].forEach(function (which) {
     var f = S.funnel[which], names = Object.keys(f).sort();
     if (!names.length) return;
-    fu.appendChild(el("h3", which === "public" ? "Public tasks" : "Held-out tasks"));
+    fu.appendChild(el("h3", "Public tasks"));
     var t = el("table"), h = el("tr");
     var stageName = function (s) { return s === "passed" ? "passed" : "first failed " + s; };
     ["model", "attempts"].concat(S.funnel.stages.map(stageName))

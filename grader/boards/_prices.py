@@ -17,9 +17,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from grader._errors import TaskError
 from grader._toml import read_toml
 from grader.stats import Price
-from grader.tasks import TaskError
 
 PRICE_FIELDS = ("input_per_mtok", "output_per_mtok")
 NOTE_FIELDS = ("source", "as_of")

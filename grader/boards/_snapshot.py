@@ -5,8 +5,9 @@ final newline.  Floats are not rounded: Python prints the shortest repr that rou
 the same float on every platform, and the statistics already produce bit-identical floats for equal inputs.
 Nothing in it depends on time or on the order rows come out of the database.
 
-Held-out tasks are revealed only through scores: the `heldout` board carries no task hashes or ids, its
-refusals say how many tasks are missing but not which, and the pass matrix lists public tasks only.
+Held-out tasks are revealed only through scores (format 2): each row of the `heldout` board is a model's score,
+CI and rank only — no task hashes or ids, no counts of tasks, attempts or passes, no time or cost — its
+refusals name the model only, and every count elsewhere (summary, funnel, pass matrix) is over public tasks.
 Cost per task is the string "N/A" where the statistics give none (unmetered or unpriced: never an estimate);
 the price table used is recorded under `prices`.
 Every board row says how many of the model's attempts on the board's tasks were excluded as infrastructure
@@ -27,7 +28,8 @@ from grader.stats import DEFAULT_REPLICATES, Price, edition_boards, is_counted
 
 from ._ledger import EditionInputs
 
-FORMAT = "grader-snapshot/1"
+FORMAT = "grader-snapshot/2"
+HELDOUT_ROW = ("model", "score", "score_exact", "ci", "ci_method", "rank", "rank_range")
 FUNNEL_STAGES = ("L0", "L1", "L2", "passed")
 
 
@@ -42,15 +44,14 @@ def _display_costs(board: dict[str, Any]) -> None:
 
 
 def _redact_heldout(board: dict[str, Any]) -> dict[str, Any]:
-    board = dict(board)
-    board.pop("task_hashes", None)
-    board["refused"] = [{"model": r["model"], "reason": "no counted attempt on some held-out tasks"}
-                        for r in board.get("refused", [])]
-    return board
+    """What may be published of the held-out board: each model's score, CI and rank (HELDOUT_ROW)."""
+    return {"models": [{k: row[k] for k in HELDOUT_ROW if k in row} for row in board.get("models", [])],
+            "refused": [{"model": r["model"], "reason": "no counted attempt on some held-out tasks"}
+                        for r in board.get("refused", [])]}
 
 
-def _funnel(inputs: EditionInputs, heldout: bool) -> dict[str, Any]:
-    which = {t.task_hash for t in inputs.tasks if t.heldout == heldout}
+def _funnel(inputs: EditionInputs) -> dict[str, Any]:
+    which = {t.task_hash for t in inputs.tasks if not t.heldout}
     counts: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(FUNNEL_STAGES, 0))
     for a in inputs.attempts:
         if a.record.task_hash in which and is_counted(a.record.outcome):
@@ -103,13 +104,14 @@ def build_snapshot(inputs: EditionInputs, *, prices: Mapping[str, Price] | None 
     for board in boards.values():
         _display_costs(board)
     if heldout is not None:
-        _display_costs(heldout)
         heldout = _redact_heldout(heldout)
     overall = boards.get("overall", {"models": [], "refused": []})
     ranked = [r["model"] for r in overall["models"]]
     models = ranked + sorted({a.record.model for a in inputs.attempts} - set(ranked))
-    counted = [a for a in inputs.attempts if is_counted(a.record.outcome)]
-    excluded = len(inputs.attempts) - len(counted)
+    public = {t.task_hash for t in inputs.tasks if not t.heldout}
+    shown = [a for a in inputs.attempts if a.record.task_hash in public]   # held-out attempts are never counted
+    counted = [a for a in shown if is_counted(a.record.outcome)]
+    excluded = len(shown) - len(counted)
     return {
         "format": FORMAT,
         "edition": inputs.edition,
@@ -119,16 +121,14 @@ def build_snapshot(inputs: EditionInputs, *, prices: Mapping[str, Price] | None 
         "models": models,
         "as_of": inputs.as_of,
         "engines": list(inputs.engines),
-        "summary": {"results": sum(a.result_hash is not None for a in inputs.attempts),
+        "summary": {"results": sum(a.result_hash is not None for a in shown),
                     "counted_attempts": len(counted), "excluded_attempts": excluded,
                     "tasks_from": "dataset" if inputs.dataset_pinned else "results",
-                    "corrected_results": sum(a.corrected for a in inputs.attempts),
-                    "public_tasks": sum(not t.heldout for t in inputs.tasks),
-                    "heldout_tasks": sum(t.heldout for t in inputs.tasks)},
+                    "corrected_results": sum(a.corrected for a in shown),
+                    "public_tasks": len(public), "heldout": heldout is not None},
         "boards": boards,
         "heldout": heldout,
         "capability_resolution": stats["capability_resolution"],
         "pass_matrix": _pass_matrix(inputs, models),
-        "funnel": {"stages": list(FUNNEL_STAGES), "public": _funnel(inputs, False),
-                   "heldout": _funnel(inputs, True)},
+        "funnel": {"stages": list(FUNNEL_STAGES), "public": _funnel(inputs)},
     }

@@ -28,8 +28,8 @@ def header_lines(snapshot: dict[str, Any], ledger: str | None = None, width: int
         lines.append(f"engines  {', '.join(snapshot['engines'])}")
     summary = snapshot["summary"]
     lines.append(f"data     {summary['counted_attempts']} counted attempts ({summary['excluded_attempts']} excluded), "
-                 f"{summary['public_tasks']} public and {summary['heldout_tasks']} held-out tasks from "
-                 f"{summary['tasks_from']}" + (f", as of {snapshot['as_of']}" if snapshot.get("as_of") else ""))
+                 f"{summary['public_tasks']} public tasks" + (" and a held-out board" if summary["heldout"] else "")
+                 + f" from {summary['tasks_from']}" + (f", as of {snapshot['as_of']}" if snapshot.get("as_of") else ""))
     st = snapshot["statistics"]
     lines.append(f"method   {st['algorithm']}, {st['replicates']} replicates, root seed {st['root_seed']}")
     if width is None:
@@ -65,7 +65,8 @@ def board_lines(key: str, board: dict[str, Any], *, attempt_level: bool) -> list
         rank = f"{m['rank']} ({m['rank_range'][0]}-{m['rank_range'][1]})"
         method = "*" if m["ci_method"] == "clopper_pearson" else ""
         ci = f"{_pct(m['ci'][0])}-{_pct(m['ci'][1])}{method}"
-        cells = [rank, m["model"], f"{_pct(m['score'])}%", ci, f"{m['passes']}/{m['attempts']}"]
+        passed = f"{m['passes']}/{m['attempts']}" if "passes" in m else ""   # a held-out row has no counts
+        cells = [rank, m["model"], f"{_pct(m['score'])}%", ci, passed]
         if attempt_level:
             seconds = m.get("time_per_task_seconds")
             cost = m.get("cost_per_task_usd")

@@ -22,6 +22,7 @@ COMMANDS = {
     "show": ("ledger", "show"),
     "replay": ("ledger", "replay"),
     "board": ("boards", "board"),
+    "worker": ("worker", "worker"),
 }
 
 

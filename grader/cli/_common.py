@@ -30,20 +30,22 @@ def _bad_input() -> tuple[type[BaseException], ...]:
     from grader.drivers import DriverError
     from grader.l1 import L1SetupError
     from grader.sandbox import AgentConfigError
+    from grader.scale_out import QueueError
     from grader.tasks import TaskError
     from ledger import ArchiveError, LedgerError
 
     return (TaskError, DriverError, BadInputError, SetupError, ServicesError, L1SetupError, LedgerError,
-            ArchiveError, AgentConfigError, EvidenceError)
+            ArchiveError, AgentConfigError, EvidenceError, QueueError)
 
 
 def _infrastructure() -> tuple[type[BaseException], ...]:
     from engine import EngineError
     from grader._containers import ContainerError
     from grader.lifecycle import SandboxInfraError
+    from grader.scale_out import QueueUnavailableError
     from ledger import LedgerUnavailableError
 
-    return (ContainerError, SandboxInfraError, EngineError, LedgerUnavailableError)
+    return (ContainerError, SandboxInfraError, EngineError, LedgerUnavailableError, QueueUnavailableError)
 
 
 def fail(code: Exit, message: str) -> None:
@@ -95,3 +97,11 @@ def open_ledger(database: str | None, *, create: bool = True) -> Any:
     from ledger import Ledger
 
     return Ledger(database, create=create)
+
+
+def grade_in_container_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--grade-in-container: each attempt graded in a container of the grader image of its own (`run`,
+    `edition run`)."""
+    return click.option("--grade-in-container", "grade_in_container", is_flag=True,
+                        help="grade each attempt in a fresh container of the grader image, each started while the "
+                             "previous attempt is graded (docs/sandbox.md)")(fn)

@@ -89,4 +89,4 @@ class EditionProgress:
         state = "interrupted: " if run.interrupted else ""
         out.print(f"{state}edition {run.name}: {run.recorded} of {run.planned} planned attempts recorded "
                   f"({run.missing} missing); this run {sum(1 for e in run.events if 'outcome' in e)} attempts in "
-                  f"{run.seconds:.1f} s", highlight=False)
+                  f"{run.seconds:.1f} s" + (f" on the queue {run.queue}" if run.queue else ""), highlight=False)

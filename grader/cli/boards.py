@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from grader.tasks import TaskError
+from grader._errors import TaskError
 
 from ._common import database_option, handle_errors, json_option, open_ledger
 

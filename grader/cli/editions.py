@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 from rich.table import Table
 
-from grader.tasks import TaskError, repository_suites
+from grader.tasks import TaskError
 
-from ._common import console, database_option, emit, handle_errors, json_option, open_ledger
+from ._common import console, database_option, emit, grade_in_container_option, handle_errors, json_option, open_ledger
 
 
 @click.group(help="Editions: named, pinned runs of the benchmark. An edition pins the engine's and the grader's "
@@ -24,7 +25,8 @@ def edition() -> None:
                  "--profile-hash pins a sandbox profile; --profile-of AGENT pins the profile AGENT runs under with "
                  "--sandbox docker (and --gateway). Without either, attempts of any profile may be recorded.")
 @click.argument("name")
-@click.option("--suite", default="public", show_default=True, help="a suite of the repository's batteries/")
+@click.option("--suite", default="public", show_default=True, metavar="NAME|PATH",
+              help="a suite of the repository's batteries/ or a folder with a suite.toml")
 @click.option("--root-seed", type=click.IntRange(0, 2**31 - 1), default=None,
               help="the statistics' root seed (default: derived from NAME)")
 @click.option("--profile-hash", default=None, metavar="HEX", help="pin this sandbox profile hash")
@@ -38,16 +40,14 @@ def edition_create(name: str, suite: str, root_seed: int | None, profile_hash: s
     from grader import editions
     from grader.lifecycle import AttemptOptions, prepare_agent
 
-    found = [s for s in repository_suites() if s.name == suite]
-    if not found:
-        raise TaskError(f"no suite {suite!r} (known: {', '.join(s.name for s in repository_suites())})")
+    chosen, _source = editions.resolve_suite(suite)
     if profile_hash and profile_of:
         raise TaskError("--profile-hash and --profile-of: give one")
     if profile_of:
         profile_hash = prepare_agent(profile_of, AttemptOptions(sandbox="docker", gateway=gateway)).profile_hash
     store = open_ledger(database)
-    edition_id, pins, seed = editions.create(store, name, found[0], root_seed=root_seed, profile_hash=profile_hash)
-    s = found[0]
+    edition_id, pins, seed = editions.create(store, name, chosen, root_seed=root_seed, profile_hash=profile_hash)
+    s = chosen
     out = {"id": edition_id, "name": name, "engine_build": pins.engine_build, "grader_build": pins.grader_build,
            "settings_hash": pins.settings_hash, "dataset_version": s.version, "dataset_hash": pins.dataset_hash,
            "tasks": len(s.tasks), "profile_hash": profile_hash, "root_seed": seed, "ledger": store.display_url}
@@ -85,15 +85,17 @@ def edition_list(database: str | None, as_json: bool) -> None:
                  "The edition pins this grader (engine and grader builds, settings), the suites' dataset task by "
                  "task and the root seed, like `edition create`; the plan (the models as models.toml gives them, "
                  "and every planned attempt) is recorded with it in one transaction. --models FILE names real "
-                 "models (docs/editions.md); --baseline oracle|nop adds a built-in baseline; with neither, the "
-                 "plan is the baselines oracle and nop. Exit 0, or 2 on bad input (the file and field named).")
+                 "models (docs/editions.md); --baseline NAME adds a built-in baseline; with neither, the plan is "
+                 "every built-in baseline (oracle, nop and the scripted imperfect agents). Exit 0, or 2 on bad "
+                 "input (the file and field named).")
 @click.argument("name")
 @click.option("--suite", "suites", multiple=True, default=("public",), show_default=True, metavar="NAME|PATH",
               help="a suite of the repository's batteries/ or a folder with a suite.toml (repeatable)")
 @click.option("--models", "models_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="models.toml: the models, their drivers, prices and concurrency")
 @click.option("--baseline", "baselines", multiple=True, metavar="NAME",
-              help="a built-in baseline to plan too (repeatable): oracle | nop")
+              help="a built-in baseline to plan too (repeatable): oracle | nop | scripted:steady | "
+                   "scripted:erratic | scripted:careless")
 @click.option("--reps", "repetitions", type=click.IntRange(1, 1000), default=1, show_default=True,
               help="repetitions of each task by each model")
 @click.option("--root-seed", type=click.IntRange(0, 2**31 - 1), default=None,
@@ -119,9 +121,13 @@ def edition_plan(name: str, suites: tuple[str, ...], models_path: Path | None, b
            "dataset_version": summary.dataset.version, "dataset_hash": summary.dataset.dataset_hash,
            "suites": [s.name for s, _ in chosen], "models": list(summary.models), "tasks": summary.tasks,
            "repetitions": repetitions, "attempts": summary.attempts, "profile_hash": profile_hash,
-           "root_seed": summary.root_seed, "ledger": store.display_url}
+           "root_seed": summary.root_seed, "ledger": store.display_url, "existing": summary.existing}
     if as_json:
         emit(out)
+        return
+    if summary.existing:
+        console.print(f"edition {summary.edition_id} [bold]{name}[/] in {store.display_url} has this plan already "
+                      f"({summary.attempts} planned attempts): nothing appended", highlight=False)
         return
     console.print(f"edition {summary.edition_id} [bold]{name}[/] in {store.display_url}: {summary.attempts} planned "
                   f"attempts = {len(summary.models)} models x {summary.tasks} tasks x {repetitions} repetitions; "
@@ -131,34 +137,43 @@ def edition_plan(name: str, suites: tuple[str, ...], models_path: Path | None, b
     console.print(f"models: {', '.join(summary.models)}", highlight=False)
 
 
-@edition.command("run", help="Run what a planned edition still misses, with worker processes.\n\n"
+@edition.command("run", help="Run what a planned edition still misses, with worker processes here or, with "
+                 "--queue, on `grader worker`s anywhere.\n\n"
                  "Each planned attempt is leased from the ledger's work queue; its worker renews the lease while it "
                  "works, and a lease that expired (or whose run on this machine was killed) is taken over. The "
                  "ledger records each planned attempt's counted outcome exactly once, so re-running after a crash "
                  "does only what is missing. Infrastructure failures are recorded, never counted, and retried "
                  "up to --infra-retries times; agent outcomes are never retried. Progress (done/total, pass rate "
-                 "per model, ETA, outcomes) goes to stderr. Exit 0 when every planned attempt is recorded, 2 on bad "
-                 "input, 3 when some are still missing (infrastructure failures past their retries), 130 when "
-                 "interrupted.")
+                 "per model, ETA, outcomes) goes to stderr.\n\n"
+                 "--queue redis://HOST:PORT/DB enqueues the work on that Redis broker for `grader worker` processes "
+                 "(scale-out, docs/editions.md#scale-out) instead of running it here, then shows the same progress "
+                 "by watching the ledger, which must be PostgreSQL, until no planned attempt is open. Exit 0 when "
+                 "every planned attempt is recorded, 2 on bad input, 3 when some are still missing (infrastructure "
+                 "failures past their retries) or the queue cannot be reached, 130 when interrupted.")
 @click.argument("name")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="worker processes")
+@click.option("--workers", type=click.IntRange(1, 64), default=None,
+              help="worker processes, without --queue [default: one per core]")
+@click.option("--queue", "queue_url", default=None, metavar="URL",
+              help="enqueue on this Redis broker for `grader worker`s instead: redis://HOST:PORT/DB")
 @click.option("--lease-seconds", type=click.FloatRange(1, 86400), default=120.0, show_default=True,
               help="how long a lease lasts unless its worker renews it")
 @click.option("--sandbox", type=click.Choice(["none", "docker"]), default="none", show_default=True,
               help="docker: the agents run in hardened per-attempt containers (docs/sandbox.md)")
 @click.option("--gateway", default=None, metavar="URL", help="the inference gateway the agents may reach (docker)")
 @click.option("--pass-env", "pass_env", multiple=True, metavar="NAME",
-              help="pass this environment variable to the agents' containers by name (repeatable)")
+              help="pass this environment variable to the agents' containers by name (repeatable; with --queue, "
+                   "from each worker's environment)")
 @click.option("--infra-retries", type=click.IntRange(0, 10), default=None,
               help="how many times an attempt the sandbox failed is run again (default: grader settings)")
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"),
-              show_default=True, help="where the attempts' folders go")
+              show_default=True, help="where the attempts' folders go (without --queue)")
+@grade_in_container_option
 @database_option
 @json_option
 @handle_errors
-def edition_run(name: str, workers: int, lease_seconds: float, sandbox: str, gateway: str | None,
-                pass_env: tuple[str, ...], infra_retries: int | None, runs_dir: Path, database: str | None,
-                as_json: bool) -> None:
+def edition_run(name: str, workers: int | None, queue_url: str | None, lease_seconds: float, sandbox: str,
+                gateway: str | None, pass_env: tuple[str, ...], infra_retries: int | None, runs_dir: Path,
+                grade_in_container: bool, database: str | None, as_json: bool) -> None:
     import sys
 
     from grader.edition_run import RunOptions, run_edition
@@ -167,14 +182,34 @@ def edition_run(name: str, workers: int, lease_seconds: float, sandbox: str, gat
     from ._common import Exit
     from ._progress import EditionProgress
 
+    if workers is None:
+        workers = min(len(os.sched_getaffinity(0)), 64)
     options = RunOptions(workers=workers, sandbox=sandbox, gateway=gateway, pass_env=pass_env,
-                         infra_retries=infra_retries, runs_dir=runs_dir, lease_seconds=lease_seconds)
+                         infra_retries=infra_retries, runs_dir=runs_dir, lease_seconds=lease_seconds,
+                         grade_in_container=grade_in_container)
     url = database or default_database_url()
+    if queue_url is not None:
+        from grader.scale_out import QueueError, check_queue_url, check_shared_ledger, ping_queue
+
+        given = click.get_current_context().get_parameter_source
+        for option, param in (("--workers", "workers"), ("--runs-dir", "runs_dir")):
+            if given(param) is click.core.ParameterSource.COMMANDLINE:
+                raise QueueError(f"{option} is for a local run: with --queue, `grader worker` says it")
+        check_queue_url(queue_url)
+        check_shared_ledger(url, "--queue")
     open_ledger(url, create=False).close()   # a bad URL or no ledger (plan first) is one line here, before any work
+    if queue_url is not None:
+        ping_queue(queue_url)
     if sandbox == "none":
-        click.echo("Warning: --sandbox none: nothing is isolated; drivers run on this machine as you", err=True)
+        where = "on the workers' machines as their user" if queue_url else "on this machine as you"
+        click.echo(f"Warning: --sandbox none: nothing is isolated; drivers run {where}", err=True)
     with EditionProgress() as progress:
-        run = run_edition(url, name, options, progress)
+        if queue_url is not None:
+            from grader.scale_out import run_on_queue
+
+            run = run_on_queue(url, name, options, queue_url, progress)
+        else:
+            run = run_edition(url, name, options, progress)
     if as_json:
         emit(run.to_json())
     else:

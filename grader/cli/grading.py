@@ -12,9 +12,9 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from grader.drivers import DriverError
+from grader.drivers import DriverError, resolve_driver
 from grader.pipeline import GradeResult
-from grader.tasks import Suite, Task, TaskError, find_task, repository_suites
+from grader.tasks import Suite, Task, TaskError, find_task
 
 from ._common import (
     Exit,
@@ -22,6 +22,7 @@ from ._common import (
     database_option,
     emit,
     fail,
+    grade_in_container_option,
     handle_errors,
     json_option,
     open_ledger,
@@ -118,12 +119,14 @@ def _prepare(agents: list[str], sandbox: str, gateway: str | None, pass_env: tup
 
 
 @click.command(help="Run one attempt with an agent driver and grade it.\n\n"
-               "Drivers: oracle, nop, replay:DIR (built in) and command:AGENT.toml (a real agent in its own image, "
-               "--sandbox docker; docs/sandbox.md). The attempt's folder (workspace, verdict, timings) is written "
-               "under runs/. Exit 0 pass, 1 fail, 2 bad input, 3 when the sandbox failed past its retries.")
+               "Drivers: oracle, nop, replay:DIR (built in), command:AGENT.toml (a real agent in its own image, "
+               "--sandbox docker; docs/sandbox.md) and loop:MODELS.toml#KEY (the agent loop that ships with the "
+               "grader, against that model, --sandbox docker; docs/agents.md). The attempt's folder (workspace, "
+               "verdict, timings) is written under runs/. Exit 0 pass, 1 fail, 2 bad input, 3 when the sandbox "
+               "failed past its retries.")
 @click.argument("task_ref")
 @click.option("--agent", "agent", default="nop", show_default=True,
-              help="oracle | nop | replay:DIR | command:AGENT.toml")
+              help="oracle | nop | replay:DIR | command:AGENT.toml | loop:MODELS.toml#KEY")
 @agent_options
 @database_option
 @record_option
@@ -136,6 +139,7 @@ def attempt(task_ref: str, agent: str, runs_dir: Path, infra_retries: int | None
     from grader.replay import suite_of
 
     task = find_task(task_ref)
+    resolve_driver(agent)   # a driver that does not exist is bad input before the ledger is opened (or made)
     ledger = None if no_record else open_ledger(database)
     prepared, edition_id = _prepare([agent], sandbox, gateway, pass_env, edition, ledger,
                                     suite_of(task) if edition is not None else None)
@@ -157,11 +161,10 @@ def attempt(task_ref: str, agent: str, runs_dir: Path, infra_retries: int | None
             attempt_dir=summary.attempt_dir, driver=prepared[0].driver, outcome=summary.outcome.value)
 
 
-def _suite(name: str) -> Suite:
-    suites = [s for s in repository_suites() if s.name == name]
-    if not suites:
-        raise TaskError(f"no suite {name!r} (known: {', '.join(s.name for s in repository_suites())})")
-    return suites[0]
+def _suite(ref: str) -> Suite:
+    from grader.editions import resolve_suite
+
+    return resolve_suite(ref)[0]
 
 
 def _agent_summary(spec: str, attempts: list[Any]) -> dict[str, Any]:
@@ -215,24 +218,29 @@ class _Reporter:
                "same repetition, up to --infra-retries times. Ctrl-C stops after recording what finished and "
                "prints the summary. Exit 0 when every attempt was graded, 2 on bad input, 3 when a sandbox failure "
                "outlasted its retries, 130 when interrupted.")
-@click.option("--suite", default="public", show_default=True, help="a suite of the repository's batteries/")
+@click.option("--suite", default="public", show_default=True, metavar="NAME|PATH",
+              help="a suite of the repository's batteries/ or a folder with a suite.toml")
 @click.option("--agent", "agents", multiple=True, default=("oracle", "nop"), show_default=True,
-              help="an agent driver (repeatable): oracle | nop | replay:DIR | command:AGENT.toml")
+              help="an agent driver (repeatable): oracle | nop | replay:DIR | command:AGENT.toml | "
+                   "loop:MODELS.toml#KEY")
 @click.option("--reps", "repetitions", type=click.IntRange(1, 100), default=1, show_default=True,
               help="repetitions of each task by each agent")
 @agent_options
+@grade_in_container_option
 @database_option
 @record_option
 @json_option
 @handle_errors
 def run_suite(suite: str, agents: tuple[str, ...], repetitions: int, sandbox: str, gateway: str | None,
               pass_env: tuple[str, ...], edition: str | None, runs_dir: Path, infra_retries: int | None,
-              database: str | None, no_record: bool, as_json: bool) -> None:
+              grade_in_container: bool, database: str | None, no_record: bool, as_json: bool) -> None:
     from grader.lifecycle import run_attempts
 
     chosen = _suite(suite)
     if len(set(agents)) != len(agents):
         raise DriverError(f"--agent: {', '.join(sorted({a for a in agents if agents.count(a) > 1}))} given twice")
+    for spec in agents:   # a driver that does not exist is bad input before the ledger is opened (or made)
+        resolve_driver(spec)
     ledger = None if no_record else open_ledger(database)
     prepared, edition_id = _prepare(list(agents), sandbox, gateway, pass_env, edition, ledger, chosen)
     tasks: list[Task] = list(chosen.tasks)
@@ -243,7 +251,8 @@ def run_suite(suite: str, agents: tuple[str, ...], repetitions: int, sandbox: st
         click.echo(f"ledger {ledger.display_url if ledger else 'none (--no-record)'}")
     with _Reporter(total, console.is_terminal and not as_json) as reporter:
         run = run_attempts(tasks, prepared, runs_dir, ledger=ledger, edition_id=edition_id,
-                           repetitions=repetitions, infra_retries=infra_retries, progress=reporter)
+                           repetitions=repetitions, infra_retries=infra_retries, progress=reporter,
+                           grade_in_container=grade_in_container)
     per_agent = {a.spec: _agent_summary(a.spec, run.attempts) for a in prepared}
     lost = [a for a in run.attempts if not a.graded]
     for a in run.attempts:

@@ -150,16 +150,18 @@ def results(edition: str | None, task: str | None, model: str | None, limit: int
 @json_option
 @handle_errors
 def show(result: str, database: str | None, as_json: bool) -> None:
+    from ledger import recorded_verdict
     from ledger import result as ledger_result
 
     store = open_ledger(database, create=False)
     view = ledger_result(store, result)
     assert view.result is not None
     r = view.result
+    verdict = recorded_verdict(store, r.result_hash)
     corrections = [{"id": c.id, "passed": c.passed, "reason": c.reason, "author": c.author,
                     "created_at": c.created_at.isoformat(), "requirements": c.requirements} for c in r.corrections]
     if as_json:
-        emit({"ledger": store.display_url, "result_hash": r.result_hash, "verdict": r.verdict.to_json(),
+        emit({"ledger": store.display_url, "result_hash": r.result_hash, "verdict": verdict.to_json(),
               "raw_passed": r.passed, "effective_passed": r.effective_passed, "corrections": corrections,
               "attempt": {"id": view.id, "driver": view.driver, "model": _label(view), "outcome": view.outcome.value,
                           "repetition": view.repetition, "edition_id": view.edition_id,
@@ -167,7 +169,7 @@ def show(result: str, database: str | None, as_json: bool) -> None:
                           "profile_hash": view.profile_hash, "tokens_in": view.tokens_in,
                           "tokens_out": view.tokens_out, "cost_usd": view.cost_usd, "tool_calls": view.tool_calls}})
         return
-    render_verdict(r.verdict, view.timings)
+    render_verdict(verdict, view.timings)
     console.print(f"  result {r.result_hash}  attempt {view.id} ({_label(view)}, {view.outcome.value}) in "
                   f"{store.display_url}", highlight=False)
     console.print(f"  raw: {'pass' if r.passed else 'fail'}")

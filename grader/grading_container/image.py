@@ -83,6 +83,19 @@ class RootFS:
             self.add_dir(name.rsplit("/", 1)[0])
         self.entries[name] = _Entry(tarfile.REGTYPE, mode, data=data)
 
+    def add_file(self, name: str, source: Path, mode: int = 0o644) -> None:
+        """A host file at another path (`name`), read when the tarball is made."""
+        name = name.strip("/")
+        if "/" in name:
+            self.add_dir(name.rsplit("/", 1)[0])
+        self.entries[name] = _Entry(tarfile.REGTYPE, mode, source=str(source))
+
+    def add_link(self, name: str, target: str) -> None:
+        name = name.strip("/")
+        if "/" in name:
+            self.add_dir(name.rsplit("/", 1)[0])
+        self.entries[name] = _Entry(tarfile.SYMTYPE, 0o777, link=target)
+
     def add_host(self, path: str | Path, depth: int = 0) -> None:
         """A host file, directory entry or link at its own absolute path, resolving links component by
         component (each link is kept as a link and its target added too)."""
@@ -209,13 +222,17 @@ SCRATCH = "/scratch"   # the grading container's tmpfs: TMPDIR, HOME and the wor
 MOUNTED = (SCRATCH, "/out", "/suite", "/deliverable")  # the grading container mounts over these
 
 
-def runtime_rootfs() -> RootFS:
+def python_rootfs(mounted: tuple[str, ...]) -> RootFS:
+    """This machine's Python without site-packages: the interpreter at its own absolute path (a virtual
+    environment's python and pyvenv.cfg too), libpython, the standard library without STDLIB_SKIP, and the dynamic
+    loader's cache.  `mounted`: the container's mount points, which must not hide the environment.  Call
+    `add_shared_libraries` once everything executable is in."""
     fs = RootFS()
     prefix = Path(sys.base_prefix)
     for p in {sys.prefix, sys.base_prefix}:
-        if any(Path(p).resolve().is_relative_to(m) for m in MOUNTED):
-            raise ImageError(f"{p}: a Python environment under {', '.join(MOUNTED)} is hidden by the grading "
-                             f"container's mounts; install it elsewhere")
+        if any(Path(p).resolve().is_relative_to(m) for m in mounted):
+            raise ImageError(f"{p}: a Python environment under {', '.join(mounted)} is hidden by the container's "
+                             f"mounts; install it elsewhere")
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     fs.add_host(sys.executable)  # with its links: a virtual environment's python leads to the base one
     for name in ("python3", f"python{sys.version_info.major}.{sys.version_info.minor}"):
@@ -228,26 +245,36 @@ def runtime_rootfs() -> RootFS:
     for lib in sorted(libdir.glob("libpython3*.so*")):
         fs.add_host(lib)
     fs.add_tree(prefix / "lib" / version, STDLIB_SKIP)
+    if Path("/etc/ld.so.cache").is_file():
+        fs.add_host("/etc/ld.so.cache")
+    return fs
+
+
+def add_shared_libraries(fs: RootFS) -> None:
+    """Every shared library the executables and extension modules already in `fs` load, with its links."""
+    elf = [s for s in (str(e.source) for e in fs.entries.values() if e.source)
+           if s.endswith(".so") or ".so." in s or (os.access(s, os.X_OK) and _is_elf(Path(s)))]
+    for shared in _shared_libraries(sorted(set(elf))):
+        fs.add_host(shared)
+
+
+def runtime_rootfs() -> RootFS:
+    fs = python_rootfs(MOUNTED)
     site = Path(sysconfig.get_paths()["purelib"])
     for dist in grading_distributions():
         for f in dist.files or []:
             path = Path(str(dist.locate_file(f)))
             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
                 fs.add_host(path)
-    if not str(site).startswith(str(prefix)):  # a virtual environment's own site-packages
+    if not str(site).startswith(str(Path(sys.base_prefix))):  # a virtual environment's own site-packages
         fs.add_dir(str(site))
-    elf = [s for s in (str(e.source) for e in fs.entries.values() if e.source)
-           if s.endswith(".so") or ".so." in s or (os.access(s, os.X_OK) and _is_elf(Path(s)))]
-    for shared in _shared_libraries(sorted(set(elf))):
-        fs.add_host(shared)
+    add_shared_libraries(fs)
     from engine import stand_in_font_files
 
     for font in stand_in_font_files():
         if not font.is_file():
             raise ImageError(f"{font}: a stand-in font is not installed (docs/fonts.md)")
         fs.add_host(font)
-    if Path("/etc/ld.so.cache").is_file():
-        fs.add_host("/etc/ld.so.cache")
     fs.add_bytes("etc/passwd", f"root:x:0:0:root:/root:/sbin/nologin\ngrader:x:{GRADER_UID}:{GRADER_UID}:grader:"
                                f"{SCRATCH}:/sbin/nologin\n".encode())
     fs.add_bytes("etc/group", f"root:x:0:\ngrader:x:{GRADER_UID}:\n".encode())
@@ -258,31 +285,37 @@ def runtime_rootfs() -> RootFS:
     return fs
 
 
-def runtime_image(docker_client: Any) -> str:
-    """The runtime base image's reference, importing it when this machine does not have it for this
-    environment yet."""
+def import_rootfs(docker_client: Any, fs: RootFS, repository: str, changes: list[str]) -> str:
+    """`repository:<tag>` for this root filesystem and these image settings (`changes`, Dockerfile lines), the tag
+    the SHA-256 of the tarball and the settings; imported with `docker import` unless this machine has it.  A
+    label holding `fs.manifest()` finds it again without building the tarball."""
     import docker
 
-    fs = runtime_rootfs()
-    bindir = Path(sys.executable).parent  # first on PATH: python3 is this environment's
-    changes = [f"ENV PATH={bindir}:/usr/bin:/bin", "ENV LANG=C.UTF-8", f"USER {GRADER_UID}:{GRADER_UID}",
-               f"ENV TMPDIR={SCRATCH}", f"ENV HOME={SCRATCH}", f"WORKDIR {SCRATCH}"]
     recipe = "\n".join(changes).encode()   # the image's settings are part of what names it
     manifest = hashlib.sha256(fs.manifest().encode() + b"\n" + recipe).hexdigest()
-    for image in docker_client.images.list(name=REPOSITORY, filters={"label": f"{MANIFEST_LABEL}={manifest}"}):
+    for image in docker_client.images.list(name=repository, filters={"label": f"{MANIFEST_LABEL}={manifest}"}):
         for tag in image.tags:
-            if tag.startswith(f"{REPOSITORY}:"):
+            if tag.startswith(f"{repository}:"):
                 return str(tag)
     data = fs.tar()
     tag = hashlib.sha256(data + b"\0" + recipe).hexdigest()[:32]
-    ref = f"{REPOSITORY}:{tag}"
+    ref = f"{repository}:{tag}"
     try:
         docker_client.api.import_image_from_data(
-            data, repository=REPOSITORY, tag=tag, changes=[*changes, f"LABEL {MANIFEST_LABEL}={manifest}"])
+            data, repository=repository, tag=tag, changes=[*changes, f"LABEL {MANIFEST_LABEL}={manifest}"])
         docker_client.images.get(ref)
     except docker.errors.DockerException as exc:
         raise ImageError(f"docker import of {ref} failed: {exc}") from exc
     return ref
+
+
+def runtime_image(docker_client: Any) -> str:
+    """The runtime base image's reference, importing it when this machine does not have it for this
+    environment yet."""
+    bindir = Path(sys.executable).parent  # first on PATH: python3 is this environment's
+    return import_rootfs(docker_client, runtime_rootfs(), REPOSITORY,
+                         [f"ENV PATH={bindir}:/usr/bin:/bin", "ENV LANG=C.UTF-8", f"USER {GRADER_UID}:{GRADER_UID}",
+                          f"ENV TMPDIR={SCRATCH}", f"ENV HOME={SCRATCH}", f"WORKDIR {SCRATCH}"])
 
 
 # --- the grader image -------------------------------------------------------------------------------------------

@@ -1,10 +1,16 @@
-"""Inside the grading container: grade the task in /suite against /deliverable; write the verdict to /out.
+"""Inside the grading container: grade a task against a deliverable; write the verdict to /out.
 
-    python3 -m grader.grading_container.inside TASK_ID          (the grader image's entry point)
+    python3 -m grader.grading_container.inside TASK_ID     (the grader image's entry point: /suite, /deliverable)
+    python3 -m grader.grading_container.inside --wait      (a warm container: /job, see below)
 
 /out is the one writable mount and only this process writes it: the verdict never travels through the
 container's output, which nobody parses.  The game's own output goes to pipes the engine reads (L2 runs it in a
 subprocess, inside the Lua sandbox) and into the evidence, never to /out.
+
+With --wait the container is started before its job is known (grader/grading_container/pool.py): it imports the
+grader, starts the L1 language server and boots the engine, then waits for the host to stage the job in /job, a
+read-only mount: the task at /job/suite/<TASK_ID> (with its suite.toml), the deliverable at /job/deliverable, and
+last /job/ready holding TASK_ID.  One container grades one job, then exits, as a fresh one does.
 """
 
 from __future__ import annotations
@@ -12,23 +18,65 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 SUITE = Path("/suite")
 DELIVERABLE = Path("/deliverable")
+JOB = Path("/job")
 OUT = Path("/out")
 VERDICT_NAME = "verdict.json"
+READY_NAME = "ready"
+WAIT_SECONDS = 900.0   # a warm container nobody gives a job to ends by itself
+POLL_SECONDS = 0.005
+
+
+def _warm() -> None:
+    """What every grade pays before it reads its task: imports, the builds the verdict pins, the L1 server and its
+    first analysis (of a game of one line, in the scratch folder), the pre-booted engine."""
+    import tempfile
+
+    import grader.pipeline  # noqa: F401  (the grade's modules)
+    from engine import engine_build, prestart
+    from grader._version import grader_build
+    from grader.l1 import analyse
+
+    engine_build(), grader_build()   # the verdict's pins: digests of the code, computed once per process
+    prestart()
+    with tempfile.TemporaryDirectory(prefix="warm-") as tmp:
+        (Path(tmp) / "scripts").mkdir()
+        (Path(tmp) / "scripts" / "main.lua").write_text("function Start()\nend\n", encoding="utf-8")
+        analyse(Path(tmp))
+
+
+def _wait_for_job() -> str | None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    ready = JOB / READY_NAME
+    while time.monotonic() < deadline:
+        try:
+            return ready.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            time.sleep(POLL_SECONDS)
+    return None
 
 
 def main(argv: list[str]) -> int:
+    if argv == ["--wait"]:
+        _warm()
+        task_id = _wait_for_job()
+        if task_id is None:
+            return 3
+        suite, deliverable = JOB / "suite", JOB / "deliverable"
+    elif len(argv) == 1:
+        task_id, suite, deliverable = argv[0], SUITE, DELIVERABLE
+    else:
+        print("usage: python3 -m grader.grading_container.inside TASK_ID | --wait", file=sys.stderr)
+        return 2
     from grader.pipeline import grade
     from grader.tasks import find_task
 
-    if len(argv) != 1:
-        print("usage: python3 -m grader.grading_container.inside TASK_ID", file=sys.stderr)
-        return 2
-    task = find_task(str(SUITE / argv[0]))
-    result = grade(task, DELIVERABLE)
+    task = find_task(str(suite / task_id))
+    result = grade(task, deliverable)
     data = json.dumps({"verdict": result.verdict.to_json(), "timings": result.timings}, sort_keys=True).encode()
     fd = os.open(OUT / f".{VERDICT_NAME}", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     with os.fdopen(fd, "wb") as fh:

@@ -64,12 +64,12 @@ def check_verdict(task: Task, deliverable: Path, data: bytes) -> GradeResult:
         got = getattr(verdict, key)
         if got != value:
             raise GradingError(f"the grading container's verdict has {key} {got!r}, expected {value!r}")
-    if not verdict.digest_ok():
+    if not verdict.digest_ok(read_from_json=True):
         raise GradingError("the grading container's verdict does not match its evidence digest")
     return GradeResult(verdict, timings, artifact)
 
 
-def _read_verdict(out: Path) -> bytes | None:
+def read_verdict(out: Path) -> bytes | None:
     try:
         fd = os.open(out / VERDICT_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -86,7 +86,7 @@ def _read_verdict(out: Path) -> bytes | None:
     return data
 
 
-def _stage_task(task: Task, staging: Path) -> Path:
+def stage_task(task: Task, staging: Path) -> Path:
     """/suite: the suite's suite.toml and a copy of the task folder without solutions/."""
     suite = staging / "suite"
     suite.mkdir(mode=0o755)
@@ -99,6 +99,29 @@ def _stage_task(task: Task, staging: Path) -> Path:
         if not p.is_symlink():
             p.chmod(0o755 if p.is_dir() else 0o644)
     return suite
+
+
+def create_container(docker_client: Any, image: str, grading_id: str, args: list[str], entrypoint: list[str] | None,
+                     memory: int, volumes: dict[str, dict[str, str]]) -> Any:
+    """A grading container, not started: every setting but its command, mounts and memory is this one place's."""
+    return docker_client.containers.create(
+        image, args, entrypoint=entrypoint, name=f"grader-grading-{grading_id}",
+        user=f"{GRADER_UID}:{GRADER_UID}", labels={LABEL: "1", LABEL_GRADING: grading_id, **owner_labels()},
+        cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True, init=True,
+        network_mode="none", devices=[], privileged=False, ipc_mode="none", volumes=volumes,
+        tmpfs={SCRATCH: f"rw,nosuid,nodev,noexec,size={TMP_BYTES}"},
+        pids_limit=256, mem_limit=memory, memswap_limit=memory, nano_cpus=2_000_000_000)
+
+
+def out_folder(staging: Path) -> Path:
+    """The container's /out: the one folder its grader may write."""
+    out = staging / "out"
+    out.mkdir()
+    if os.geteuid() == 0:
+        os.chown(out, GRADER_UID, GRADER_UID)
+    else:
+        out.chmod(0o777)
+    return out
 
 
 def _run(task: Task, deliverable: Path, docker_client: Any, args: list[str],
@@ -114,25 +137,14 @@ def _run(task: Task, deliverable: Path, docker_client: Any, args: list[str],
     memory = (2 << 30) + (task.limits.memory_mb << 20)
     limit = task.limits.l2_wall_seconds + STARTUP_SECONDS
     try:
-        suite = _stage_task(task, staging)
-        out = staging / "out"
-        out.mkdir()
-        if os.geteuid() == 0:
-            os.chown(out, GRADER_UID, GRADER_UID)
-        else:
-            out.chmod(0o777)
+        suite = stage_task(task, staging)
+        out = out_folder(staging)
         with terminate_as_interrupt():
             try:
-                container = docker_client.containers.create(
-                    image, args, entrypoint=entrypoint, name=f"grader-grading-{grading_id}",
-                    user=f"{GRADER_UID}:{GRADER_UID}", labels={LABEL: "1", LABEL_GRADING: grading_id, **owner_labels()},
-                    cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True, init=True,
-                    network_mode="none", devices=[], privileged=False, ipc_mode="none",
-                    volumes={str(suite): {"bind": "/suite", "mode": "ro"},
-                             str(deliverable.resolve()): {"bind": "/deliverable", "mode": "ro"},
-                             str(out): {"bind": "/out", "mode": "rw"}},
-                    tmpfs={SCRATCH: f"rw,nosuid,nodev,noexec,size={TMP_BYTES}"},
-                    pids_limit=256, mem_limit=memory, memswap_limit=memory, nano_cpus=2_000_000_000)
+                container = create_container(docker_client, image, grading_id, args, entrypoint, memory, {
+                    str(suite): {"bind": "/suite", "mode": "ro"},
+                    str(deliverable.resolve()): {"bind": "/deliverable", "mode": "ro"},
+                    str(out): {"bind": "/out", "mode": "rw"}})
                 container.start()
                 status = int(container.wait(timeout=limit)["StatusCode"])
                 logs = container.logs(tail=40).decode("utf-8", "replace")
@@ -140,7 +152,7 @@ def _run(task: Task, deliverable: Path, docker_client: Any, args: list[str],
                 raise GradingError(f"the grading container ran past {limit:g} s and was removed") from None
             except docker.errors.DockerException as exc:
                 raise GradingError(f"the grading container failed: {exc}") from None
-        return status, logs, _read_verdict(out)
+        return status, logs, read_verdict(out)
     finally:
         with signals_deferred():
             for c in docker_client.containers.list(all=True, filters={"label": f"{LABEL_GRADING}={grading_id}"}):
@@ -149,7 +161,7 @@ def _run(task: Task, deliverable: Path, docker_client: Any, args: list[str],
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def _folder(deliverable: Path) -> Path:
+def deliverable_folder(deliverable: Path) -> Path:
     deliverable = Path(deliverable)
     if not deliverable.is_dir() or deliverable.is_symlink():
         raise GradingError(f"{deliverable}: grading in a container needs a deliverable folder")
@@ -158,7 +170,7 @@ def _folder(deliverable: Path) -> Path:
 
 def grade_in_container(task: Task, deliverable: Path, *, docker_client: Any = None) -> GradeResult:
     """Grade `deliverable` in a fresh container of the grader image; the host checks the verdict it returns."""
-    deliverable = _folder(deliverable)
+    deliverable = deliverable_folder(deliverable)
     start = time.monotonic()
     status, logs, data = _run(task, deliverable, docker_client or client(), [task.paths.root.name], None)
     if status != 0 or data is None:
@@ -172,5 +184,5 @@ def probe_grading_container(task: Task, deliverable: Path, code: str, *,
                             docker_client: Any = None) -> tuple[int, str]:
     """Run Python `code` instead of the grader, with the same image, mounts and settings (the tests prove the
     container's isolation with it): (exit status, the tail of its output)."""
-    status, logs, _ = _run(task, _folder(deliverable), docker_client or client(), ["-c", code], ["python3"])
+    status, logs, _ = _run(task, deliverable_folder(deliverable), docker_client or client(), ["-c", code], ["python3"])
     return status, logs

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-import scipy
 
 from grader.stats._analysis import analyse
 from grader.stats._board import Board, build_board, build_requirement_board
@@ -26,7 +25,7 @@ class Price(NamedTuple):
 def environment(root_seed: int, replicates: int = DEFAULT_REPLICATES, confidence: float = 0.95) -> dict[str, Any]:
     """What a snapshot records so that its numbers can be reproduced."""
     return {
-        "algorithm": ALGORITHM_VERSION, "numpy": np.__version__, "scipy": scipy.__version__,
+        "algorithm": ALGORITHM_VERSION, "numpy": np.__version__,
         "root_seed": root_seed, "replicates": replicates, "confidence": confidence, "block": BLOCK,
         "bit_generator": "PCG64",
         "ci": "paired task bootstrap, percentile (type 7 at exact levels); Clopper-Pearson if degenerate",

@@ -19,6 +19,8 @@ from evidence import (
     Level,
     Verdict,
     canonical_json,
+    digest,
+    parsed_digest,
 )
 from tests import synthetic
 
@@ -34,7 +36,7 @@ def schema_1_verdicts() -> list[tuple[str, dict]]:
 def test_every_schema_1_verdict_loads_verifies_and_round_trips(label: str, data: dict) -> None:
     verdict = Verdict.from_json(data)
     assert verdict.schema_version == 1 and verdict.grader is None and verdict.settings_hash is None
-    assert verdict.digest_ok()
+    assert verdict.digest_ok() and verdict.digest_ok(read_from_json=True)
     assert verdict.to_json() == data
     assert canonical_json(verdict.to_json()) == canonical_json(data)
     assert verdict.first_failed_level == (Level(data["first_failed_level"]) if data["first_failed_level"] else None)
@@ -61,8 +63,18 @@ def test_a_new_verdict_carries_its_pins_and_round_trips() -> None:
 
 def test_a_changed_verdict_no_longer_matches_its_digest() -> None:
     verdict = synthetic.verdict("a" * 64, "b" * 64, "x", True)
-    assert not dataclasses.replace(verdict, passed=False).digest_ok()
-    assert not dataclasses.replace(verdict, settings_hash="1" * 64).digest_ok()
+    for changed in (dataclasses.replace(verdict, passed=False), dataclasses.replace(verdict, settings_hash="1" * 64)):
+        assert not changed.digest_ok() and not changed.digest_ok(read_from_json=True)
+
+
+@pytest.mark.parametrize("value", [
+    {"b": [1, 2.5, None, True], "a": {"z": "é", "y": -0.0}},
+    {"x": float("nan"), "y": [float("inf"), float("-inf")]},   # spelled out by the canonical form only
+    {"deep": [[{"k": 1e300}, {"k": 5e-324}]], "text": "</script>\u2028"},
+])
+def test_the_fast_digest_of_parsed_json_is_the_canonical_digest(value: dict) -> None:
+    parsed = json.loads(json.dumps(value))
+    assert parsed_digest(parsed) == digest(parsed)
 
 
 @pytest.mark.parametrize(("change", "message"), [

@@ -52,6 +52,32 @@ end
 """
 
 
+STARTER_TASKS = ("coin-collector", "move-with-keys", "scene-solar-system")
+
+
+@pytest.fixture(scope="session")
+def starter_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The public suite's three starter tasks as a suite of their own (named public, the same ids): the tests that
+    run a whole suite and count what it gives use it, so neither their counts nor their time grow with the suite."""
+    import shutil
+
+    public = Path(__file__).resolve().parents[2] / "batteries" / "public"
+    root = tmp_path_factory.mktemp("starter") / "public"
+    root.mkdir()
+    shutil.copyfile(public / "suite.toml", root / "suite.toml")
+    for name in STARTER_TASKS:
+        shutil.copytree(public / name, root / name)
+    return root
+
+
+def solution_patch(oracle: str, wrong: str, name: str = "wrong-x", path: str = "scripts/main.lua") -> str:
+    """A wrong solution's patch against the oracle, as `diff -ruN oracle wrong-x` writes it."""
+    import difflib
+
+    return "".join(difflib.unified_diff(oracle.splitlines(keepends=True), wrong.splitlines(keepends=True),
+                                        f"oracle/{path}", f"{name}/{path}"))
+
+
 @pytest.fixture
 def make_task(tmp_path: Path) -> Callable[..., Path]:
     def make(name: str = "tiny", task_toml: str = TASK_TOML, battery: str = BATTERY,
@@ -60,14 +86,13 @@ def make_task(tmp_path: Path) -> Callable[..., Path]:
         (root / "workspace" / "scripts").mkdir(parents=True)
         (root / "battery").mkdir()
         (root / "solutions" / "oracle" / "scripts").mkdir(parents=True)
-        (root / "solutions" / "wrong-x" / "scripts").mkdir(parents=True)
         (root / "task.toml").write_text(task_toml.replace('id = "tiny"', f'id = "{name}"'))
         (root / "prompt.md").write_text("Make a Box at x = 3.\n")
         (root / "workspace" / "scripts" / "main.lua").write_text("function Start() end\n")
         (root / "battery" / "main.lua").write_text(battery)
         (root / "battery" / "requirements.toml").write_text(requirements)
         (root / "solutions" / "oracle" / "scripts" / "main.lua").write_text(ORACLE)
-        (root / "solutions" / "wrong-x" / "scripts" / "main.lua").write_text(ORACLE.replace("3, 0, 0", "2, 0, 0"))
+        (root / "solutions" / "wrong-x.patch").write_text(solution_patch(ORACLE, ORACLE.replace("3, 0, 0", "2, 0, 0")))
         (root / "solutions" / "expect.toml").write_text('[wrong-x]\nfail = ["R1"]\n')
         suite_toml = root.parent / "suite.toml"
         if not suite_toml.exists():

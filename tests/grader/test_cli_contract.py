@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -14,6 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from grader.tasks import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 ORACLE = ROOT / "batteries/public/coin-collector/solutions/oracle"
@@ -81,14 +84,16 @@ def test_commands_that_only_read_never_create_a_ledger(args: tuple[str, ...], tm
 
 
 @pytest.fixture(scope="module")
-def night(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """A small night: an edition, a run under it with oracle and nop (piped), and an ad-hoc grade."""
+def night(tmp_path_factory: pytest.TempPathFactory, starter_suite: Path) -> dict[str, object]:
+    """A small night on the three starter tasks: an edition, a run under it with oracle and nop (piped), and an
+    ad-hoc grade."""
     root = tmp_path_factory.mktemp("night")
-    created = grader(root, "edition", "create", "nightly-test", "--json")
+    suite = ("--suite", str(starter_suite))
+    created = grader(root, "edition", "create", "nightly-test", *suite, "--json")
     assert created.returncode == 0, created.stderr
-    run = grader(root, "run", "--agent", "oracle", "--agent", "nop", "--edition", "nightly-test")
+    run = grader(root, "run", *suite, "--agent", "oracle", "--agent", "nop", "--edition", "nightly-test")
     assert run.returncode == 0, run.stderr
-    run_json = grader(root, "run", "--agent", "oracle", "--json", "--no-record")
+    run_json = grader(root, "run", *suite, "--agent", "oracle", "--json", "--no-record")
     grade = grader(root, "grade", "public/coin-collector", str(ORACLE))
     assert grade.returncode == 0, grade.stderr
     return {"root": root, "run": run, "run_json": json.loads(run_json.stdout), "edition": json.loads(created.stdout)}
@@ -150,6 +155,21 @@ def test_board_prints_every_board_of_the_newest_edition_in_80_columns(night: dic
     assert "grade" in pooled["models"] and pooled["edition"] is None
 
 
+def test_board_json_imports_only_what_it_needs(night: dict[str, object]) -> None:
+    """`grader board --json` is read by machines, often: it loads no engine, sandbox, task loader, migrations,
+    queue or Docker client (python -X importtime lists every module a process imports)."""
+    root = night["root"]
+    assert isinstance(root, Path)
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "grader", "board", "--json"], cwd=root,
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["format"] == "grader-snapshot/2"
+    imported = {line.split("|")[2].strip() for line in proc.stderr.splitlines() if line.count("|") == 2}
+    assert {"ledger", "grader.stats", "sqlalchemy"} <= imported   # the listing works
+    heavy = {"engine", "lupa", "docker", "alembic", "celery", "redis", "pybullet", "Box2D", "grader.tasks",
+             "grader.sandbox", "grader.lifecycle", "grader.l1", "numpy.ma", "scipy"}
+    assert sorted(heavy & imported) == []
+
+
 def test_the_page_reads_without_javascript(night: dict[str, object], tmp_path: Path) -> None:
     root = night["root"]
     assert isinstance(root, Path)
@@ -167,8 +187,12 @@ def test_unranked_reasons_name_tasks_by_id(tmp_path: Path) -> None:
     assert one.returncode == 0, one.stderr
     board = grader(tmp_path, "board", "--board", "overall")
     flat = " ".join(board.stdout.split())
-    assert "not ranked: oracle: no counted attempt on 2 of 3 tasks (" in flat
-    assert "public/move-with-keys" in flat and "public/scene-solar-system" in flat
+    n = len(load_suite(ROOT / "batteries" / "public").tasks)
+    assert f"not ranked: oracle: no counted attempt on {n - 1} of {n} tasks (" in flat
+    named = re.search(r"of \d+ tasks \(([^)]*)\)", flat)
+    assert named and "public/coin-collector" not in named.group(1)   # the tasks it has no attempt on, by id
+    assert len(re.findall(r"public/[a-z0-9-]+", named.group(1))) == min(3, n - 1)
+    assert (f" and {n - 4} more" in named.group(1)) == (n - 1 > 3)
 
 
 def test_grading_output_names_files_lines_and_frames(tmp_path: Path) -> None:
@@ -206,8 +230,9 @@ def test_version_prints_the_content_derived_builds() -> None:
     assert f"(build {grader_build()})" in proc.stdout and f"(build {engine_build()})" in proc.stdout
 
 
-def test_ctrl_c_stops_after_recording_what_finished(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "grader", "run", "--agent", "oracle", "--reps", "5"], cwd=tmp_path,
+def test_ctrl_c_stops_after_recording_what_finished(tmp_path: Path, starter_suite: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "run", "--suite", str(starter_suite), "--agent", "oracle",
+                             "--reps", "5"], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "COLUMNS": "80"})
     assert proc.stderr is not None
@@ -226,3 +251,11 @@ def test_ctrl_c_stops_after_recording_what_finished(tmp_path: Path) -> None:
     recorded = con.execute("SELECT count(*) FROM results").fetchone()[0]
     con.close()
     assert recorded >= 2 and f"{recorded} of 15 attempts" in out
+
+
+@pytest.mark.parametrize("args", [("run", "--agent", "nosuch"), ("run", "--agent", "scripted:perfect"),
+                                  ("attempt", "public/coin-collector", "--agent", "nosuch")])
+def test_an_unknown_driver_is_refused_before_a_ledger_is_made(args: tuple[str, ...], tmp_path: Path) -> None:
+    proc = grader(tmp_path, *args)
+    one_line_error(proc, 2, "unknown ")
+    assert list(tmp_path.iterdir()) == []

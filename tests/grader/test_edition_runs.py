@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from tests.ledger.conftest import pg_server, pg_url  # noqa: F401  (the ledger t
 from tests.ledger.helpers import raw
 
 ROOT = Path(__file__).resolve().parents[2]
+BASELINES = ("--baseline", "oracle", "--baseline", "nop")   # the plans here: two models, one passing, one not
 
 
 def invoke(*args: str) -> tuple[int, str]:
@@ -65,8 +67,8 @@ def counted_per_item(url: str, edition_id: int) -> list[int]:
 
 def test_plan_run_resume_show_and_publish(tmp_path: Path, tiny_suite: Path) -> None:
     db = f"sqlite:///{tmp_path / 'l.db'}"
-    code, out = invoke("edition", "plan", "nightly", "--suite", str(tiny_suite), "--reps", "2", "--database", db,
-                       "--json")
+    code, out = invoke("edition", "plan", "nightly", *BASELINES, "--suite", str(tiny_suite), "--reps", "2",
+                       "--database", db, "--json")
     assert code == 0, out
     planned = json.loads(out)
     assert (planned["models"], planned["tasks"], planned["attempts"]) == (["oracle", "nop"], 3, 12)
@@ -126,8 +128,8 @@ def test_two_workers_share_an_edition_on_postgresql(tmp_path: Path, tiny_suite: 
                                                     pg_url: str) -> None:  # noqa: F811 (the fixture)
     """The same run on PostgreSQL, where leasing locks the queue table rather than the whole database: killed
     twice, then finished by two runners at once."""
-    code, out = invoke("edition", "plan", "pg", "--suite", str(tiny_suite), "--reps", "2", "--database", pg_url,
-                       "--json")
+    code, out = invoke("edition", "plan", "pg", *BASELINES, "--suite", str(tiny_suite), "--reps", "2",
+                       "--database", pg_url, "--json")
     assert code == 0, out
     edition_id = json.loads(out)["id"]
     for delay in (1.5, 3.0):
@@ -149,7 +151,7 @@ def test_two_workers_share_an_edition_on_postgresql(tmp_path: Path, tiny_suite: 
 
 def test_publishing_an_incomplete_edition_is_refused(tmp_path: Path, tiny_suite: Path) -> None:
     db = f"sqlite:///{tmp_path / 'l.db'}"
-    assert invoke("edition", "plan", "n", "--suite", str(tiny_suite), "--database", db)[0] == 0
+    assert invoke("edition", "plan", "n", *BASELINES, "--suite", str(tiny_suite), "--database", db)[0] == 0
     code, out = invoke("edition", "publish", "n", "--out", str(tmp_path / "site"), "--database", db)
     assert code == 2 and out == ("Error: edition 'n': 6 planned attempts are not recorded yet (run `grader edition "
                                  "run n`): not published\n")
@@ -165,8 +167,9 @@ def test_several_suites_make_one_dataset(tmp_path: Path, tiny_suite: Path) -> No
                        "oracle", "--database", db, "--json")
     assert code == 0, out
     planned = json.loads(out)
-    assert (planned["suites"], planned["tasks"], planned["attempts"]) == (["public", "suite"], 6, 6)
-    alone = {json.loads(invoke("edition", "plan", f"one-{n}", "--suite", s, "--database", db, "--json")[1])
+    n = len(resolve_suite("public")[0].tasks) + 3   # the public suite's tasks and the tiny suite's three
+    assert (planned["suites"], planned["tasks"], planned["attempts"]) == (["public", "suite"], n, n)
+    alone = {json.loads(invoke("edition", "plan", f"one-{n}", *BASELINES, "--suite", s, "--database", db, "--json")[1])
              ["dataset_hash"] for n, s in enumerate(("public", str(tiny_suite)))}
     assert len(alone) == 2 and planned["dataset_hash"] not in alone
     work = prepare(Ledger(db), "two", RunOptions())   # every pin holds against the suites as they are
@@ -227,7 +230,7 @@ def test_models_toml_drives_the_plan_and_the_prices(tmp_path: Path, tiny_suite: 
         ("acme/alpha@2026-01-15 [high]", 0.0, True), ("nop", 0.0, True)]
     (tiny_suite / "beta" / "battery" / "main.lua").write_text(BATTERY_CHANGED)
     make_task("delta")
-    assert invoke("edition", "plan", "m2", "--suite", str(tiny_suite), "--database", db)[0] == 0
+    assert invoke("edition", "plan", "m2", *BASELINES, "--suite", str(tiny_suite), "--database", db)[0] == 0
     code, out = invoke("edition", "diff", "m", "m2", "--database", db, "--json")
     changed = json.loads(out)
     assert (changed["tasks_added"], changed["tasks_removed"], changed["tasks_changed"]) == (
@@ -239,7 +242,7 @@ def test_models_toml_drives_the_plan_and_the_prices(tmp_path: Path, tiny_suite: 
     (lambda s: s.replace('version = "2026-01-15"', 'version = "latest"'),
      "models.alpha.version: 'latest' is not a pinned version"),
     (lambda s: s.replace('driver = "oracle"', 'driver = "gpt"'),
-     "models.alpha.driver: unknown agent driver 'gpt' (known: command, nop, oracle, replay)"),
+     "models.alpha.driver: unknown agent driver 'gpt' (known: command, loop, nop, oracle, replay, scripted)"),
     (lambda s: s.replace('driver = "oracle"', 'driver = "command:missing.toml"'),
      "models.alpha.driver: missing.toml: no such agent file"),
     (lambda s: s.replace("concurrency = 2", "concurrency = 0"),
@@ -267,7 +270,7 @@ def test_a_bad_models_toml_is_one_line_naming_the_field(tmp_path: Path, edit: Ca
 
 
 KILLS = 20
-REPS = 6   # 3 tasks x 2 models x 6 repetitions: more planned attempts than kills, so most kills land mid-run
+REPS = 6   # tiny suite: 3 tasks x 2 models x 6 reps, more planned attempts than kills: most land mid-run
 
 
 def claims(url: str) -> int:
@@ -282,8 +285,8 @@ def test_the_runner_killed_at_random_points_records_every_planned_attempt_once(t
     point: after 0 or 1 more attempt is recorded, plus up to a fifth of a second (starting up, attempting,
     grading, recording, finishing a lease)."""
     db = f"sqlite:///{tmp_path / 'l.db'}"
-    code, out = invoke("edition", "plan", "crashy", "--suite", str(tiny_suite), "--reps", str(REPS), "--database",
-                       db, "--json")
+    code, out = invoke("edition", "plan", "crashy", *BASELINES, "--suite", str(tiny_suite), "--reps", str(REPS),
+                       "--database", db, "--json")
     assert code == 0, out
     edition_id, planned = json.loads(out)["id"], json.loads(out)["attempts"]
     rng = random.Random(17)
@@ -326,12 +329,12 @@ def test_infra_failures_are_retried_to_their_limit_never_counted_and_tried_again
     counter.write_text("0")
     real = grader.lifecycle.fill_workspace
 
-    def fill(task: object, paths: object, agent: object, attempt_id: str) -> object:
+    def fill(task: object, paths: object, agent: object, attempt_id: str, repetition: int = 0) -> object:
         n = int(counter.read_text()) + 1
         counter.write_text(str(n))
         if n <= 3:
             raise SandboxInfraError("sandbox infra_error: injected", AttemptOutcome.INFRA_ERROR, None, 0.5)
-        return real(task, paths, agent, attempt_id)   # type: ignore[arg-type]
+        return real(task, paths, agent, attempt_id, repetition)   # type: ignore[arg-type]
 
     # this process grades first, so its warm L1 server and engine zygote exist when the workers fork from it:
     # they must start their own (a worker using its parent's would wait forever for answers)
@@ -342,7 +345,7 @@ def test_infra_failures_are_retried_to_their_limit_never_counted_and_tried_again
     assert grade(task, task.paths.oracle).verdict.passed
     monkeypatch.setattr(grader.lifecycle, "fill_workspace", fill)
     db = f"sqlite:///{tmp_path / 'l.db'}"
-    assert invoke("edition", "plan", "flaky", "--suite", str(tiny_suite), "--database", db)[0] == 0
+    assert invoke("edition", "plan", "flaky", *BASELINES, "--suite", str(tiny_suite), "--database", db)[0] == 0
     options = RunOptions(workers=1, infra_retries=1, runs_dir=tmp_path / "runs")
     first = run_edition(db, "flaky", options)
     assert (first.recorded, first.missing) == (5, 1)
@@ -354,3 +357,96 @@ def test_infra_failures_are_retried_to_their_limit_never_counted_and_tried_again
         outcomes = dict(conn.execute(text("SELECT outcome, count(*) FROM attempts GROUP BY outcome")).all())
     assert outcomes == {"completed": 6, "infra_error": 3}
     assert counted_per_item(db, second.edition_id) == [1] * 6
+
+
+def test_planning_again_is_a_no_op_and_a_different_plan_is_refused(tmp_path: Path, tiny_suite: Path) -> None:
+    """A nightly script that died plans again before it runs: the same plan is found, not appended twice."""
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    first = json.loads(invoke("edition", "plan", "again", "--suite", str(tiny_suite), "--database", db, "--json")[1])
+    assert first["existing"] is False
+    code, out = invoke("edition", "plan", "again", "--suite", str(tiny_suite), "--database", db, "--json")
+    assert code == 0 and json.loads(out)["existing"] is True and json.loads(out)["id"] == first["id"]
+    code, out = invoke("edition", "plan", "again", "--suite", str(tiny_suite), "--database", db)
+    assert code == 0 and "this plan already (15 planned attempts): nothing appended" in " ".join(out.split())
+    code, out = invoke("edition", "plan", "again", "--suite", str(tiny_suite), "--reps", "2", "--database", db)
+    assert (code, out) == (2, "Error: edition 'again' exists already with another plan: repetitions 1 recorded, 2 "
+                              "here (editions are never changed: pick a new name)\n")
+    code, out = invoke("edition", "plan", "again", *BASELINES, "--suite", str(tiny_suite), "--database", db)
+    assert code == 2 and "models oracle, nop, scripted:steady, scripted:erratic, scripted:careless recorded, " \
+                         "oracle, nop here" in out
+    with raw(db) as conn:
+        assert conn.execute(text("SELECT count(*) FROM editions")).scalar() == 1
+        assert conn.execute(text("SELECT count(*) FROM plan_items")).scalar() == 15
+
+
+def test_the_scripted_baselines_hand_in_the_oracle_or_a_wrong_solution_drawn_per_attempt() -> None:
+    """The built-in imperfect agents: each attempt is the oracle or one of the task's wrong-* solutions, the same
+    on every run, and the profiles solve at different rates (over the public suite's tasks x 40 repetitions)."""
+    from grader.drivers import DriverError, resolve_driver
+    from grader.tasks import load_suite, solution_folder, wrong_solution_names
+
+    tasks = load_suite(ROOT / "batteries" / "public").tasks
+    rates = {}
+    for profile in ("steady", "erratic", "careless"):
+        driver, arg = resolve_driver(f"scripted:{profile}")
+        picks = [driver.stage(task, arg, rep) for task in tasks for rep in range(40)]
+        assert picks == [driver.stage(task, arg, rep) for task in tasks for rep in range(40)]
+        wrong = {solution_folder(task, name) for task in tasks for name in wrong_solution_names(task)}
+        assert set(picks) <= wrong | {task.paths.oracle for task in tasks}
+        assert len(set(picks) & wrong) > 4, "several wrong solutions, failing different requirements"
+        rates[profile] = sum(p.name == "oracle" for p in picks) / len(picks)
+    assert 0.6 < rates["steady"] < 0.9 and 0.3 < rates["erratic"] < 0.6 and 0.05 < rates["careless"] < 0.35
+    with pytest.raises(DriverError, match=r"scripted:perfect: unknown PROFILE 'perfect' \(known: steady, erratic"):
+        resolve_driver("scripted:perfect")
+
+
+def test_a_published_held_out_suite_reveals_nothing_but_its_scores(tmp_path: Path, make_task: Callable[..., Path]
+                                                                   ) -> None:
+    """A held-out suite is planned, run and recorded like any other; what `edition publish` writes holds none of
+    its tasks' ids, names, prompt lines, task hashes or battery hashes, and its board has scores, CIs and ranks."""
+    from engine import API_VERSION
+    from grader.tasks import battery_hash, load_suite, task_hash
+
+    public = make_task("alpha").parent
+    secret = tmp_path / "vault"
+    prompts = {"obsidian": "Raise the obsidian lighthouse beacon at x = 3.\nIt hums in the key of F sharp.\n",
+               "quillon": "Forge a quillon dagger node named Box at x = 3.\nThe pommel glows ultramarine.\n"}
+    for name, prompt in prompts.items():
+        made = make_task(name)
+        shutil.move(made, secret / name)   # out of the public suite's folder, where make_task makes it
+        (secret / name / "prompt.md").write_text(prompt)
+    (secret / "suite.toml").write_text('name = "vault"\nversion = "1.0.0"\nvisibility = "held-out"\n')
+    held = load_suite(secret).tasks
+    needles = {t.qualified_id for t in held} | {t.id for t in held} | {task_hash(t) for t in held} \
+        | {battery_hash(t, API_VERSION) for t in held} | {"vault"} \
+        | {line.strip() for p in prompts.values() for line in p.splitlines() if line.strip()}
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    assert invoke("edition", "plan", "sealed", "--suite", str(public), "--suite", str(secret), "--reps", "2",
+                  "--database", db)[0] == 0
+    code, out, err = finished("edition", "run", "sealed", "--workers", "2", "--database", db, "--json", cwd=tmp_path)
+    assert code == 0, err
+    assert json.loads(out)["recorded"] == 5 * 3 * 2   # the built-in agents x 3 tasks x 2 repetitions
+    site = tmp_path / "site"
+    code, out = invoke("edition", "publish", "sealed", "--out", str(site), "--database", db, "--json")
+    assert code == 0, out
+    published = [p for p in sorted(site.rglob("*")) if p.is_file()]
+    assert len(published) >= 3   # the archive index, and the edition's snapshot.json and index.html
+    for path in published:
+        content = path.read_bytes().decode("utf-8")
+        found = sorted(n for n in needles if n in content)
+        assert found == [], f"{path.relative_to(site)} reveals the held-out suite: {found}"
+    snapshot = json.loads((site / "sealed" / "snapshot.json").read_text())
+    board = snapshot["heldout"]
+    assert set(board) == {"models", "refused"} and snapshot["summary"]["public_tasks"] == 1
+    rows = {m["model"]: m for m in board["models"]}
+    assert rows["oracle"]["score"] == 1.0 and rows["nop"]["score"] == 0.0 and len(rows) == 5
+    for row in rows.values():
+        assert row["ci"][0] <= row["score"] <= row["ci"][1] and row["rank_range"][0] <= row["rank"]
+        assert set(row) == {"model", "score", "score_exact", "ci", "ci_method", "rank", "rank_range"}, set(row)
+    # the ledger knows the held-out tasks by their hashes only, and so does what the run printed
+    with raw(db) as conn:
+        ids = {row[0] for row in conn.execute(text("SELECT task_id FROM tasks")).all()}
+    assert ids == {"suite/alpha"} | {f"held-out/{task_hash(t)[:16]}" for t in held}
+    names = {t.id for t in held} | {f"vault/{t.id}" for t in held} \
+        | {line.strip() for p in prompts.values() for line in p.splitlines() if line.strip()}
+    assert [n for n in names if n in err] == [] and "held-out/" in err

@@ -34,8 +34,10 @@ def test_grading_the_oracle_passes_every_level() -> None:
 
 
 def test_a_wrong_solution_fails_at_l2_and_exits_one() -> None:
-    proc = grader_cli("grade", "public/move-with-keys",
-                      "batteries/public/move-with-keys/solutions/wrong-no-clamp", "--json")
+    from grader.tasks import find_task, solution_folder
+
+    wrong = solution_folder(find_task("public/move-with-keys"), "wrong-no-clamp")   # the oracle, patched
+    proc = grader_cli("grade", "public/move-with-keys", str(wrong), "--json")
     assert proc.returncode == 1
     verdict = json.loads(proc.stdout)["verdict"]
     assert verdict["first_failed_level"] == "L2"
@@ -61,7 +63,7 @@ def test_attempt_with_the_oracle_driver_writes_a_verdict(tmp_path: Path) -> None
     proc = grader_cli("attempt", "public/coin-collector", "--agent", "nop", "--runs-dir", str(tmp_path))
     assert proc.returncode == 1
     proc = grader_cli("attempt", "public/coin-collector", "--agent", "telepathy", "--runs-dir", str(tmp_path))
-    assert proc.returncode == 2 and "known: command, nop, oracle, replay" in proc.stderr
+    assert proc.returncode == 2 and "known: command, loop, nop, oracle, replay" in proc.stderr
     assert (attempt_dir / "timings.json").is_file() and attempt_dir.name == "r0"
 
 

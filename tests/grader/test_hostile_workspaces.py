@@ -77,14 +77,17 @@ def test_a_hostile_workspace_is_recorded_failing_l0_and_replays(name: str, image
     assert not l0[check]["passed"], l0
     assert out["verdict"]["first_failed_level"] == "L0" and out["outcome"] == "completed"
     assert out["verdict"]["levels"]["L2"]["outcome"] == "not_run"
-    assert recorded(tmp_path) == [("completed", out["result_hash"])]
+    rows = recorded(tmp_path)   # an infrastructure failure on a loaded machine is recorded too, and retried
+    assert [r for r in rows if r[0] == "completed"] == [("completed", out["result_hash"])]
+    assert {r[0] for r in rows} <= {"completed", "infra_error", "infra_timeout", "hung"}, rows
     again = grader_cli(tmp_path, "replay", out["result_hash"], "--json")
     assert again.returncode == 0 and json.loads(again.stdout)["match"], again.stdout + again.stderr
 
 
-def test_the_main_job_goes_on_past_a_hostile_workspace(image: str, tmp_path: Path) -> None:
+def test_the_main_job_goes_on_past_a_hostile_workspace(image: str, tmp_path: Path, starter_suite: Path) -> None:
     fifo = agent_file(tmp_path, image, "fifo", AGENTS["fifo"][0])
-    proc = grader_cli(tmp_path, "run", "--agent", f"command:{fifo}", "--agent", "oracle", "--sandbox", "docker",
+    proc = grader_cli(tmp_path, "run", "--suite", str(starter_suite), "--agent", f"command:{fifo}", "--agent",
+                      "oracle", "--sandbox", "docker",
                       "--runs-dir", str(tmp_path / "runs"), "--json")
     assert proc.returncode == 0, proc.stderr
     attempts = json.loads(proc.stdout)["attempts"]

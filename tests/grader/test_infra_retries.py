@@ -29,11 +29,11 @@ def flaky(monkeypatch: pytest.MonkeyPatch, failures: int,
     real = grader.lifecycle.fill_workspace
     calls: list[str] = []
 
-    def fill(task: Any, paths: Any, agent: Any, attempt_id: str) -> Any:
+    def fill(task: Any, paths: Any, agent: Any, attempt_id: str, repetition: int = 0) -> Any:
         calls.append(paths.root.name)
         if len(calls) <= failures:
             raise SandboxInfraError(f"sandbox {outcome}: injected", outcome, None, 1.5)
-        return real(task, paths, agent, attempt_id)
+        return real(task, paths, agent, attempt_id, repetition)
 
     monkeypatch.setattr(grader.lifecycle, "fill_workspace", fill)
     return calls
@@ -67,17 +67,19 @@ def test_a_failed_sandbox_is_recorded_and_retried(tmp_path: Path, monkeypatch: p
     assert store.verify()[0]
 
 
-def test_a_sandbox_failure_that_outlasts_its_retries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_sandbox_failure_that_outlasts_its_retries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    starter_suite: Path) -> None:
     flaky(monkeypatch, 10, AttemptOutcome.INFRA_TIMEOUT)
     db = f"sqlite:///{tmp_path / 'l.db'}"
-    result = CliRunner().invoke(cli, ["run", "--agent", "oracle", "--infra-retries", "1", "--database", db,
+    result = CliRunner().invoke(cli, ["run", "--suite", str(starter_suite), "--agent", "oracle", "--infra-retries",
+                                      "1", "--database", db,
                                       "--runs-dir", str(tmp_path / "runs"), "--json"])
     assert result.exit_code == 3, result.output
     assert "infra_timeout: injected" in result.output
     with Ledger(db).session() as session:
         outcomes = session.execute(select(AttemptRow.outcome)).scalars().all()
         assert session.execute(select(ResultRow)).first() is None
-    assert sorted(set(map(str, outcomes))) == ["infra_timeout"] and len(outcomes) == 2 * 3   # 3 public tasks
+    assert sorted(set(map(str, outcomes))) == ["infra_timeout"] and len(outcomes) == 2 * 3   # the 3 starter tasks
 
 
 def test_agent_outcomes_are_never_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

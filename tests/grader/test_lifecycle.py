@@ -39,7 +39,7 @@ def rows(db: str, task_id: str) -> list[tuple[Any, ...]]:
         if a.task_hash != wanted:
             continue
         found.append((a.driver, a.outcome, a.repetition, a.artifact_hash, sorted(a.timings),
-                      a.result.verdict.evidence_digest if a.result else None))
+                      a.result.evidence_digest if a.result else None))
     return sorted(found, key=repr)
 
 
@@ -63,11 +63,11 @@ def test_attempt_and_run_share_the_retry_policy(tmp_path: Path, monkeypatch: pyt
     real = grader.lifecycle.fill_workspace
     tries: dict[str, int] = {}
 
-    def fill(task: Any, paths: Any, agent: Any, attempt_id: str) -> Any:
+    def fill(task: Any, paths: Any, agent: Any, attempt_id: str, repetition: int = 0) -> Any:
         tries[task.qualified_id] = tries.get(task.qualified_id, 0) + 1
         if tries[task.qualified_id] == 1:
             raise SandboxInfraError("injected", AttemptOutcome.INFRA_ERROR, None, 0.5)
-        return real(task, paths, agent, attempt_id)
+        return real(task, paths, agent, attempt_id, repetition)
 
     monkeypatch.setattr(grader.lifecycle, "fill_workspace", fill)
     one, many = f"sqlite:///{tmp_path / 'one.db'}", f"sqlite:///{tmp_path / 'many.db'}"

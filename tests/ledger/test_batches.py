@@ -9,7 +9,17 @@ import pytest
 from sqlalchemy import text
 
 from evidence import AttemptOutcome
-from ledger import AttemptRecord, Ledger, LedgerError, Pins, SuiteFacts, create_edition, record_attempts, result
+from ledger import (
+    AttemptRecord,
+    Ledger,
+    LedgerError,
+    Pins,
+    SuiteFacts,
+    create_edition,
+    record_attempts,
+    recorded_verdict,
+    result,
+)
 from tests import synthetic
 from tests.ledger import synth
 from tests.ledger.helpers import check_consistent, raw, scalar
@@ -43,7 +53,7 @@ def test_a_batch_is_one_chain_of_rows_with_the_hashes_it_promised(ledger: Ledger
     assert counts == {"tasks": 3, "batteries": 3, "models": 1, "artifacts": 2, "attempts": 13, "results": 12}
     for record in batch[:-1]:
         view = result(ledger, record.result_hash or "")
-        assert view.result is not None and view.result.verdict == record.verdict
+        assert view.result is not None and recorded_verdict(ledger, view.result.result_hash) == record.verdict
         assert view.artifact_hash == (record.artifact.hash if record.artifact else None)
     # a second batch continues the chain where the first ended
     record_attempts(ledger, [_graded(n) for n in range(12, 15)])
@@ -109,3 +119,24 @@ def test_batched_and_single_appends_write_the_same_rows(ledger_url: str, tmp_pat
     finally:
         grouped.close()
         single.close()
+
+
+def test_a_refused_record_costs_the_recorder_only_itself(ledger: Ledger) -> None:
+    """The Recorder writes a batch the ledger refuses again one record at a time: the batch's other attempts are
+    recorded, and the refusal is raised once they are."""
+    from grader.recording import Recorder
+
+    pins = Pins(synthetic.ENGINE.build or "", synthetic.GRADER.build, "0" * 64, synth.sha("dataset"))
+    edition_id = create_edition(ledger, "pinned-r", SuiteFacts("public", "1", "public", synth.sha("dataset")), pins,
+                                1, tasks=[synth.task(n) for n in range(2)])
+    records = [_graded(n, edition_id=edition_id) for n in (1, 3, 2, 4)]  # task 2 is outside the edition's dataset
+    recorder = Recorder(ledger, max_batch=100, max_delay=3600)
+    for record in records:
+        recorder.add(record)
+    with pytest.raises(LedgerError, match="not in its dataset"):
+        recorder.flush()
+    assert recorder.written == 3 and not recorder.pending
+    with raw(ledger.url) as conn:
+        stored = {row[0] for row in conn.execute(text("SELECT id FROM attempts")).all()}
+    assert stored == {records[i].attempt_id for i in (0, 1, 3)}
+    check_consistent(ledger)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from ledger import (
     correct_result,
     load_artifact,
     record_attempt,
+    recorded_verdict,
     result,
 )
 from tests.ledger import synth
@@ -46,7 +48,10 @@ def test_history_raw_then_corrections_in_order_latest_wins(ledger: Ledger, tmp_p
     assert view.result is not None
     assert view.result.passed is False and view.result.effective_passed is False
     assert view.result.corrections == ()
-    assert view.result.verdict == synth.verdict(synth.task(1), 3, artifact=stored)
+    recorded = synth.verdict(synth.task(1), 3, artifact=stored)
+    assert recorded_verdict(ledger, rhash) == recorded
+    assert view.result.requirements == tuple(replace(r, checks=()) for r in recorded.levels.L2.requirements)
+    assert (view.result.engine_version, view.result.engine_build) == (recorded.engine.version, recorded.engine.build)
     assert view.outcome is AttemptOutcome.COMPLETED and view.artifact_hash == stored.hash
 
     first = correct_result(ledger, rhash, passed=True, reason="  the battery was wrong ", author="alice")
@@ -59,7 +64,7 @@ def test_history_raw_then_corrections_in_order_latest_wins(ledger: Ledger, tmp_p
         (first, True, "the battery was wrong", "alice"), (second, False, "the fix was wrong", "bob"),
         (third, True, "fixed for good", "carol")]
     assert again.effective_passed is True
-    assert again.verdict.passed is False  # the raw verdict is never rewritten
+    assert recorded_verdict(ledger, rhash) == recorded  # the raw verdict is never rewritten
     check_consistent(ledger)
 
 

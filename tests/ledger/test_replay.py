@@ -17,7 +17,7 @@ from grader.lifecycle import Filled
 from grader.pipeline import GradeResult, grade
 from grader.recording import record_graded
 from grader.replay import replay
-from grader.tasks import Task, find_task, load_task
+from grader.tasks import Task, find_task, load_task, solution_folder, wrong_solution_names
 from ledger import Ledger, LedgerError
 from tests.ledger.helpers import scalar
 
@@ -35,7 +35,7 @@ def record(store: Ledger, task: Task, result: GradeResult, deliverable: Path, dr
 
 def _solutions(task_id: str) -> list[Path]:
     task = find_task(f"public/{task_id}")
-    return [task.paths.oracle, *task.paths.wrong_solutions()]
+    return [task.paths.oracle, *(solution_folder(task, name) for name in wrong_solution_names(task))]
 
 
 @pytest.mark.parametrize("task_id", STARTERS)
@@ -76,7 +76,7 @@ def test_replay_refuses_a_changed_task_or_battery(ledger_url: str, tmp_path: Pat
 def test_a_mislabelled_deliverable_is_refused(ledger_url: str, tmp_path: Path) -> None:
     store = Ledger(ledger_url)
     task = find_task("public/coin-collector")
-    wrong = task.paths.wrong_solutions()[0]
+    wrong = solution_folder(task, wrong_solution_names(task)[0])
     with pytest.raises(LedgerError, match="not the one the verdict judged"):
         record(store, task, grade(task, task.paths.oracle), wrong, "mislabelled")
     assert scalar(ledger_url, "SELECT count(*) FROM attempts") == 0
