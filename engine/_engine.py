@@ -439,7 +439,7 @@ class Engine:
             fn, err = loader(source, chunkname, env)
         if fn is None:
             raise BadInputError(f"{chunkname}: {err}")
-        return bool(self.E.top(fn))
+        return bool(self.E.run_battery_chunk(fn))
 
     # Reading results
     def report(self) -> RunReport:

@@ -14,17 +14,31 @@ local results = E.results
 -- gets the pristine one, whatever the game did to its own.
 function E.enter_game() string_mt.__index = E.game_env.string end
 function E.leave_game() string_mt.__index = pristine_string end
+-- A run that stopped (its budget, its memory, a missing API, or the game exited) never advances again. A battery may
+-- still make a few calls that would run frames (they run none: a helper that presses then waits, a check two frames
+-- after a quit), but one that waits for a frame that never comes would spin until the wall-clock kill or its own
+-- budget, and the outcome would blame the game: past STALLED_CALLS such calls the battery ends there.
+local STALLED_CALLS = 100
+local stalled_calls = 0
 local function with_game(fn, ...)
-  -- A run stopped by a limit (budget, memory) or a missing API never advances again: a battery that asks it for
-  -- more ends here, rather than waiting for a frame that never comes, unmetered, until the wall-clock kill turns
-  -- the outcome into a timeout. (A game that exited is not stopped: the battery goes on reading it.)
-  if state.aborted then error(E.ABORT, 0) end
+  if (state.aborted or state.exit_requested) and E.battery_running then
+    stalled_calls = stalled_calls + 1
+    if stalled_calls > STALLED_CALLS then error(E.ABORT, 0) end
+  end
   E.enter_game()
   local ok = E.top(fn, ...)
   E.leave_game()
   return ok
 end
 E.with_game = with_game
+
+-- Run a battery's chunk at the top level (Engine.run_battery): true, or false once it raised or the run stopped.
+function E.run_battery_chunk(fn)
+  E.battery_running = true
+  local ok = E.top(fn)
+  E.battery_running = false
+  return ok
+end
 
 local function v3(x, y, z) return E.Vector3_new(x, y, z) end
 local function quat(w, x, y, z) return E.IMPL.Quaternion.new(w, x, y, z) end

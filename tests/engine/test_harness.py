@@ -279,11 +279,12 @@ requirement("R0", {capabilities = {"scene"}}, function(check) check.truthy("decl
     assert 5 <= report["frames"] < 30
 
 
-def test_a_battery_goes_on_reading_a_game_that_exited(make_game: Callable[..., Path]) -> None:
+def test_a_battery_goes_on_reading_a_game_that_exited_and_ends_when_it_waits_for_frames(
+        make_game: Callable[..., Path], tmp_path: Path) -> None:
     game = make_game("function Start() SubscribeToEvent('Update', function() "
                      "if time:GetElapsedTime() > 0.1 then engine:Exit() end end) end")
-    engine = Engine(game)
-    engine.run_battery("""
+    battery = tmp_path / "battery.lua"
+    battery.write_text("""
 local h = harness
 h.start()
 h.run(0.5)
@@ -293,5 +294,7 @@ requirement("R0", {capabilities = {"scene"}}, function(check)
   check.truthy("exited", h.exited())
   check.equal("no frame after the exit", h.frame(), at)
 end)
-""", "battery/test.lua")
-    assert [(r["id"], r["passed"]) for r in engine.requirements()] == [("R0", True)]
+""" + WAITS_FOR_FRAME_30)
+    report = run_in_subprocess(RunRequest(game_dir=str(game), battery=str(battery), settings={"wall_seconds": 20}))
+    assert report["outcome"] == "clean", report["errors"]
+    assert [(r["id"], r["passed"]) for r in report["requirements"]] == [("R0", True)]
