@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import click
 
+from grader import board_cache
 from grader._errors import TaskError
 
 from ._common import database_option, handle_errors, json_option, open_ledger
@@ -35,14 +37,20 @@ from ._common import database_option, handle_errors, json_option, open_ledger
 def board(edition: str | None, edition_opt: str | None, all_editions: bool, include_grades: bool,
           boards: tuple[str, ...], out: Path | None, prices_path: Path | None, database: str | None,
           as_json: bool) -> None:
-    from grader.boards import build_snapshot, canonical_json, load_inputs, load_prices, render_text, write_board
-    from ledger import find_edition, latest_edition
-
     if edition is not None and edition_opt is not None and edition != edition_opt:
         raise TaskError(f"EDITION {edition} and --edition {edition_opt} disagree")
     ref = edition if edition is not None else edition_opt
     if ref is not None and all_editions:
         raise TaskError("EDITION and --all-editions: give one")
+    asked = _probe_cache(database, ref, all_editions, include_grades, prices_path) \
+        if as_json and out is None and not boards else None
+    if asked is not None and asked.answer is not None:
+        click.echo(asked.answer, nl=False)
+        return
+
+    from grader.boards import build_snapshot, canonical_json, load_inputs, load_prices, render_text, write_board
+    from ledger import find_edition, latest_edition
+
     store = open_ledger(database, create=False)
     edition_id = find_edition(store, ref) if ref is not None else None if all_editions else latest_edition(store)
     prices, notes = load_prices(prices_path) if prices_path is not None else ({}, {})
@@ -55,8 +63,26 @@ def board(edition: str | None, edition_opt: str | None, all_editions: bool, incl
     if out is not None:
         write_board(snapshot, out)
     if as_json:
-        click.echo(canonical_json(snapshot), nl=False)
+        text = canonical_json(snapshot)
+        if asked is not None:
+            board_cache.keep_if_unchanged(asked, text)
+        click.echo(text, nl=False)
         return
     click.echo("\n".join(lines))
     if out is not None:
         click.echo(f"\nwrote {out / 'snapshot.json'} and {out / 'index.html'}")
+
+
+def _probe_cache(database: str | None, ref: str | None, all_editions: bool, include_grades: bool,
+                 prices_path: Path | None) -> board_cache.Probe | None:
+    """The question asked of the board cache (grader/board_cache.py) for a plain SQLite ledger; None otherwise."""
+    # the ledger's own default (ledger.default_database_url) without importing the ledger: a hit must stay light
+    path = board_cache.sqlite_file(database or f"sqlite:///{Path('grader.db').resolve()}")
+    if path is None or not path.is_file():
+        return None
+    try:
+        prices = hashlib.sha256(prices_path.read_bytes()).hexdigest() if prices_path is not None else ""
+    except OSError:
+        return None   # the computing path reports the file
+    arguments = f"edition={ref!r}|all={all_editions}|grades={include_grades}|prices={prices}"
+    return board_cache.probe(path, arguments)

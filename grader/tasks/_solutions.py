@@ -11,7 +11,6 @@ of what made it.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
 import stat
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from grader._errors import TaskError
+from grader.private_cache import private_cache_dir
 
 from ._hash import tree_digest
 from ._model import Task
@@ -148,12 +148,10 @@ def wrong_solution_names(task: Task) -> list[str]:
 
 
 def _cache_root() -> Path:
-    root = Path(tempfile.gettempdir()) / f"grader-solutions-{os.getuid()}"
-    root.mkdir(mode=0o700, exist_ok=True)
-    info = root.lstat()
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or stat.S_IMODE(info.st_mode) & 0o077:
-        raise TaskError(f"{root}: not a private folder of this user (remove it)")
-    return root
+    try:
+        return private_cache_dir("solutions")
+    except OSError as exc:
+        raise TaskError(str(exc)) from None
 
 
 def solution_folder(task: Task, name: str) -> Path:
