@@ -115,6 +115,7 @@ class _Body:
     plane: bool = False
     kin_target: tuple[Any, ...] | None = None   # where its node moved to since the last step
     kin_pose: tuple[Any, ...] | None = None     # where it was put for the last step
+    kin_velocity: tuple[Any, ...] = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))   # (linear, angular) of the last step
     damping: tuple[float, float] = (0.0, 0.0)   # linear, angular (the rows predict the damped velocity)
     still: int = 0                    # steps in a row its transform has not changed at all
     resting: bool = False             # still long enough to stop reading it (engine/_bullet_sync.py)
@@ -1470,6 +1471,7 @@ class BulletHost:
         angle = 2.0 * math.atan2(s, dq[3])
         ang = [dq[i] / s * angle / dt for i in range(3)] if s > 1e-12 else [0.0, 0.0, 0.0]
         body.kin_pose = (tuple(pos1), tuple(orn1))
+        body.kin_velocity = (tuple(lin), tuple(ang))
         p.resetBasePositionAndOrientation(body.uid, list(pos1), list(orn1), physicsClientId=cid)
         p.resetBaseVelocity(body.uid, lin, ang, physicsClientId=cid)
         g = world.gravity
@@ -1484,6 +1486,10 @@ class BulletHost:
             if body.kinematic and body.uid >= 0 and body.kin_pose is not None:
                 pos, orn = body.kin_pose
                 p.resetBasePositionAndOrientation(body.uid, list(pos), list(orn), physicsClientId=cid)
+                # the reset zeroes pybullet's velocities; Bullet's kinematic body keeps the one saveKinematicState
+                # gave it (what GetLinearVelocity reports while its node moves)
+                lin, ang = body.kin_velocity
+                p.resetBaseVelocity(body.uid, list(lin), list(ang), physicsClientId=cid)
 
     def end_frame(self, wid: int) -> None:
         """Bullet's clearForces after a frame's steps."""

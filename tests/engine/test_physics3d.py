@@ -156,6 +156,34 @@ end
     assert out["pushed"] > 4.6   # ahead of the pusher, at least a box width along
 
 
+def test_a_kinematic_body_reports_the_velocity_its_node_moves_at(tmp_path: Path) -> None:
+    """Bullet's saveKinematicState gives a kinematic body the velocity of its last move, and Urho3D's
+    GetLinearVelocity/GetAngularVelocity report it; a body whose node stops reports zero."""
+    _, out = run(tmp_path, """
+function Start()
+  floor()
+  mover, mb = body("Mover", Vector3(0, 3, 0), 1, "SetBox", Vector3(1, 1, 1))
+  mb.kinematic = true
+  OUT.v = {}
+  SubscribeToEvent("Update", function(_, d)
+    local t = time:GetElapsedTime()
+    if t < 1 then
+      mover:Translate(Vector3(0, 0, 3 * d["TimeStep"]:GetFloat()), TS_WORLD)
+      mover:Yaw(90 * d["TimeStep"]:GetFloat())
+    end
+    if math.abs(t - 0.5) < 0.01 or math.abs(t - 1.5) < 0.01 then
+      local v, w = mb.linearVelocity, mb:GetAngularVelocity()
+      OUT.v[#OUT.v + 1] = {v.x, v.y, v.z, w.y}
+    end
+  end)
+end
+""", 120)
+    moving, still = out["v"]
+    assert moving[:3] == pytest.approx([0.0, 0.0, 3.0], abs=1e-6)
+    assert moving[3] == pytest.approx(3.14159265 / 2, abs=1e-4)   # 90 degrees a second, in radians
+    assert still == pytest.approx([0.0, 0.0, 0.0, 0.0], abs=1e-9)
+
+
 def test_triggers_report_contacts_without_response(tmp_path: Path) -> None:
     _, out = run(tmp_path, """
 function Start()
