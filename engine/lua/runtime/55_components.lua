@@ -176,6 +176,17 @@ local function comp_rec(self)
   return c
 end
 E.comp_rec = comp_rec
+-- self's record when it is a component of `type_name`, for a module's typed checker, which must tail-call it
+-- (`local function crec(self) return E.typed_comp_rec(self, "CustomGeometry") end`): a wrong type is then
+-- reported at the game's call, and a non-component at the method, as comp_rec reports it.
+function E.typed_comp_rec(self, type_name)
+  local c = comp_rec(self)
+  if c.type_name ~= type_name then
+    local article = type_name:find("^[AEIOU]") and "an" or "a"
+    error(sformat("invalid 'self' (%s %s was expected)", article, type_name), 3)
+  end
+  return c
+end
 local C = class("Component").methods
 C.GetNode = function(self) local c = comp_rec(self); return c.node and c.node.proxy end
 C.GetScene = function(self) local c = comp_rec(self); return c.node and c.node.scene and c.node.scene.proxy end

@@ -8,7 +8,7 @@
 local error, type, setmetatable, ipairs, tostring = error, type, setmetatable, ipairs, tostring
 local sformat, spack, tconcat = string.format, string.pack, table.concat
 local mfloor, mmax, mmin, sqrt, abs = math.floor, math.max, math.min, math.sqrt, math.abs
-local REC, comp_rec = E.REC, E.comp_rec
+local REC, typed_comp_rec = E.REC, E.typed_comp_rec
 local INF = math.huge
 local MASK_POSITION, MASK_NORMAL, MASK_COLOR, MASK_TEXCOORD1, MASK_TANGENT = 1, 2, 4, 8, 128
 
@@ -63,11 +63,7 @@ E.COMPONENT_FACTORIES.CustomGeometry = function(c)
     end
   end
 end
-local function crec(self)
-  local c = comp_rec(self)
-  if c.type_name ~= "CustomGeometry" then error("invalid 'self' (a CustomGeometry was expected)", 3) end
-  return c
-end
+local function crec(self) return typed_comp_rec(self, "CustomGeometry") end
 local M = CG.methods
 M.Clear = function(self)
   local c = crec(self)

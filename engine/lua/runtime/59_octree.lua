@@ -16,7 +16,7 @@
 local type, setmetatable, ipairs, tostring = type, setmetatable, ipairs, tostring
 local sformat, tsort = string.format, table.sort
 local sqrt, mmin, mmax, abs = math.sqrt, math.min, math.max, math.abs
-local REC, comp_rec = E.REC, E.comp_rec
+local REC, comp_rec, typed_comp_rec = E.REC, E.comp_rec, E.typed_comp_rec
 local MX = E.MATH
 local INF = math.huge
 local M_MAX_UNSIGNED = 4294967295
@@ -364,11 +364,7 @@ local OM = Oct.methods
 E.COMPONENT_FACTORIES.Octree = function(c)
   c.levels, c.box, c.manual = 8, {-1000.0, -1000.0, -1000.0, 1000.0, 1000.0, 1000.0}, {}
 end
-local function orec(self)
-  local c = comp_rec(self)
-  if c.type_name ~= "Octree" then error("invalid 'self' (an Octree was expected)", 3) end
-  return c
-end
+local function orec(self) return typed_comp_rec(self, "Octree") end
 OM.SetSize = function(self, box, levels)
   local c = orec(self)
   c.box = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z}

@@ -10,7 +10,7 @@
 local error, type, ipairs, tostring = error, type, ipairs, tostring
 local sformat, sbyte, sunpack = string.format, string.byte, string.unpack
 local mfloor, mmin, mmax, sqrt = math.floor, math.min, math.max, math.sqrt
-local REC, comp_rec = E.REC, E.comp_rec
+local REC, typed_comp_rec = E.REC, E.typed_comp_rec
 local FACTORIES = E.COMPONENT_FACTORIES
 local f32 = E.MATH.f32
 local v3 = E.Vector3_new
@@ -23,16 +23,8 @@ local TM = T.methods
 local P = class("TerrainPatch")
 local PM = P.methods
 
-local function trec(self)
-  local c = comp_rec(self)
-  if c.type_name ~= "Terrain" then error("invalid 'self' (a Terrain was expected)", 3) end
-  return c
-end
-local function prec(self)
-  local c = comp_rec(self)
-  if c.type_name ~= "TerrainPatch" then error("invalid 'self' (a TerrainPatch was expected)", 3) end
-  return c
-end
+local function trec(self) return typed_comp_rec(self, "Terrain") end
+local function prec(self) return typed_comp_rec(self, "TerrainPatch") end
 
 -- The properties Urho3D's Terrain hands on to its patches (and their defaults)
 local PATCH_PROPERTIES = {DrawDistance = 0.0, ShadowDistance = 0.0, LodBias = 1.0, ViewMask = M_MAX_UNSIGNED,

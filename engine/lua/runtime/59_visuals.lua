@@ -5,7 +5,7 @@
 local type, ipairs, setmetatable = type, ipairs, setmetatable
 local sformat = string.format
 local sqrt, mmax, mmin, abs, floor = math.sqrt, math.max, math.min, math.abs, math.floor
-local REC, comp_rec = E.REC, E.comp_rec
+local REC, comp_rec, typed_comp_rec = E.REC, E.comp_rec, E.typed_comp_rec
 local FACTORIES, KINDS = E.COMPONENT_FACTORIES, E.DRAWABLE_KINDS
 local DRAWABLE_GEOMETRY = 1
 local INF = math.huge
@@ -39,11 +39,7 @@ local function inner(c)
   end
   return c.text_proxy
 end
-local function trec(self)
-  local c = comp_rec(self)
-  if c.type_name ~= "Text3D" then error("invalid 'self' (a Text3D was expected)", 3) end
-  return c
-end
+local function trec(self) return typed_comp_rec(self, "Text3D") end
 local TM = T3.methods
 for _, name in ipairs({"SetFont", "SetFontSize", "SetText", "SetTextAlignment", "SetRowSpacing", "SetWordwrap",
     "SetTextEffect", "SetEffectShadowOffset", "SetEffectStrokeThickness", "SetEffectRoundStroke", "SetEffectColor",
@@ -193,11 +189,7 @@ FACTORIES.DecalSet = function(c)
   c.on_removed = function(rec) E.unsubscribe_all(rec) end
 end
 local DM = DS.methods
-local function drec(self)
-  local c = comp_rec(self)
-  if c.type_name ~= "DecalSet" then error("invalid 'self' (a DecalSet was expected)", 3) end
-  return c
-end
+local function drec(self) return typed_comp_rec(self, "DecalSet") end
 local function remove_decals(c, n)
   while n > 0 and #c.decals > 0 do
     local d = table.remove(c.decals, 1)
