@@ -5,7 +5,8 @@
 Without --database it makes the README's main job's ledger in a temporary folder first (`grader edition plan main
 --reps 3 && grader edition run main`: about 1.5 minutes on 2 cores). Each timing is a fresh `python -m grader`
 process, as a user or a dashboard runs it. "computed" runs with an empty cache folder each time; "cached" asks the
-same state again (grader/board_cache.py). Target (issue 15): under 0.5 s.
+same state again (grader/board_cache.py); "first question after the edition run" asks once with the run's own cache
+folder, which `grader edition run` fills before it ends. Target (issue 15): under 0.5 s.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ def main() -> None:
             database = f"sqlite:///{work / 'grader.db'}"
         question = ("board", args.edition, "--json", "--database", database)
         computed, cached, answers = [], [], set()
+        after_run = None
+        if args.database is None:   # the run left its boards answered in its cache folder (grader/cli/boards.py)
+            after_run, out = grader(*question, cwd=work, tmpdir=work)
+            answers.add(out)
         for run in range(args.runs):
             empty = work / f"empty-{run}"
             empty.mkdir()
@@ -71,6 +76,8 @@ def main() -> None:
     print(f"grader board {args.edition} --json ({size:,} bytes), median of {args.runs} fresh processes:")
     print(f"  computed {c:.3f} s (min {min(computed):.3f})")
     print(f"  cached   {k:.3f} s (min {min(cached):.3f})   {c / k:.1f}x faster")
+    if after_run is not None:
+        print(f"  first question after the edition run: {after_run:.3f} s (the run kept its boards)")
     print(f"  target   {TARGET_SECONDS} s: {'met' if k < TARGET_SECONDS else 'not met'} (cached), "
           f"{'met' if c < TARGET_SECONDS else 'not met'} (computed)")
 

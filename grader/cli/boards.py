@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,6 +12,9 @@ from grader import board_cache
 from grader._errors import TaskError
 
 from ._common import database_option, handle_errors, json_option, open_ledger
+
+if TYPE_CHECKING:
+    from ledger import Ledger
 
 
 @click.command(help="The boards of an edition from the ledger: scores with 95% CIs, rank ranges, attempts, time "
@@ -42,20 +46,13 @@ def board(edition: str | None, edition_opt: str | None, all_editions: bool, incl
     ref = edition if edition is not None else edition_opt
     if ref is not None and all_editions:
         raise TaskError("EDITION and --all-editions: give one")
-    asked = _probe_cache(database, ref, all_editions, include_grades, prices_path) \
-        if as_json and out is None and not boards else None
-    if asked is not None and asked.answer is not None:
-        click.echo(asked.answer, nl=False)
+    if as_json and out is None and not boards:
+        click.echo(board_json(database, ref, all_editions, include_grades, prices_path), nl=False)
         return
 
-    from grader.boards import build_snapshot, canonical_json, load_inputs, load_prices, render_text, write_board
-    from ledger import find_edition, latest_edition
+    from grader.boards import canonical_json, render_text, write_board
 
-    store = open_ledger(database, create=False)
-    edition_id = find_edition(store, ref) if ref is not None else None if all_editions else latest_edition(store)
-    prices, notes = load_prices(prices_path) if prices_path is not None else ({}, {})
-    snapshot = build_snapshot(load_inputs(store, edition_id, include_grades=include_grades), prices=prices,
-                              price_notes=notes)
+    store, snapshot = _snapshot(database, ref, all_editions, include_grades, prices_path)
     try:
         lines = render_text(snapshot, ledger=store.display_url, only=boards)
     except KeyError as exc:
@@ -63,14 +60,40 @@ def board(edition: str | None, edition_opt: str | None, all_editions: bool, incl
     if out is not None:
         write_board(snapshot, out)
     if as_json:
-        text = canonical_json(snapshot)
-        if asked is not None:
-            board_cache.keep_if_unchanged(asked, text)
-        click.echo(text, nl=False)
+        click.echo(canonical_json(snapshot), nl=False)
         return
     click.echo("\n".join(lines))
     if out is not None:
         click.echo(f"\nwrote {out / 'snapshot.json'} and {out / 'index.html'}")
+
+
+def board_json(database: str | None, ref: str | None, all_editions: bool = False, include_grades: bool = False,
+               prices_path: Path | None = None) -> str:
+    """`grader board --json`'s answer: from the board cache when this ledger state was asked before, else
+    computed and kept there (grader/board_cache.py)."""
+    asked = _probe_cache(database, ref, all_editions, include_grades, prices_path)
+    if asked is not None and asked.answer is not None:
+        return asked.answer
+    from grader.boards import canonical_json
+
+    store, snapshot = _snapshot(database, ref, all_editions, include_grades, prices_path)
+    store.close()
+    text = canonical_json(snapshot)
+    if asked is not None:
+        board_cache.keep_if_unchanged(asked, text)
+    return text
+
+
+def _snapshot(database: str | None, ref: str | None, all_editions: bool, include_grades: bool,
+              prices_path: Path | None) -> tuple[Ledger, dict[str, Any]]:
+    from grader.boards import build_snapshot, load_inputs, load_prices
+    from ledger import find_edition, latest_edition
+
+    store = open_ledger(database, create=False)
+    edition_id = find_edition(store, ref) if ref is not None else None if all_editions else latest_edition(store)
+    prices, notes = load_prices(prices_path) if prices_path is not None else ({}, {})
+    return store, build_snapshot(load_inputs(store, edition_id, include_grades=include_grades), prices=prices,
+                                 price_notes=notes)
 
 
 def _probe_cache(database: str | None, ref: str | None, all_editions: bool, include_grades: bool,
@@ -86,3 +109,23 @@ def _probe_cache(database: str | None, ref: str | None, all_editions: bool, incl
         return None   # the computing path reports the file
     arguments = f"edition={ref!r}|all={all_editions}|grades={include_grades}|prices={prices}"
     return board_cache.probe(path, arguments)
+
+
+def warm_board_cache(database: str, name: str) -> None:
+    """Compute and keep `grader board NAME --json`'s answer, and the default question's (`grader board --json`)
+    when NAME is the newest edition, so the first board asked after a run is a cache hit too (issue 15). Only a
+    plain SQLite ledger has a board cache; the answer is the one the command would compute."""
+    if board_cache.sqlite_file(database) is None:
+        return
+    text = board_json(database, name)
+    newest = _probe_cache(database, None, False, False, None)
+    if newest is None or newest.answer is not None:
+        return
+    from ledger import find_edition, latest_edition
+
+    store = open_ledger(database, create=False)
+    try:
+        if find_edition(store, name) == latest_edition(store):
+            board_cache.keep_if_unchanged(newest, text)
+    finally:
+        store.close()

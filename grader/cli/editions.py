@@ -210,6 +210,8 @@ def edition_run(name: str, workers: int | None, queue_url: str | None, lease_sec
             run = run_on_queue(url, name, options, queue_url, progress)
         else:
             run = run_edition(url, name, options, progress)
+    if not run.interrupted:
+        _warm_boards(url, name)
     if as_json:
         emit(run.to_json())
     else:
@@ -217,6 +219,17 @@ def edition_run(name: str, workers: int | None, queue_url: str | None, lease_sec
     if run.interrupted:
         sys.exit(130)
     sys.exit(Exit.OK if run.missing == 0 else Exit.INFRA)
+
+
+def _warm_boards(url: str, name: str) -> None:
+    """The run's boards computed now, so the first `grader board --json` after it answers from the cache; the run
+    is recorded whatever happens here, so a failure is one line of warning, not the run's outcome."""
+    from .boards import warm_board_cache
+
+    try:
+        warm_board_cache(url, name)
+    except Exception as exc:
+        click.echo(f"Warning: the board cache was not warmed: {type(exc).__name__}: {exc}", err=True)
 
 
 @edition.command("show", help="An edition: its pins, its plan (suites, models, repetitions) and its progress "

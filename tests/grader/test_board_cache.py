@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,31 @@ def test_the_cache_finds_the_ledgers_default_file(tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GRADER_DATABASE_URL", raising=False)
     assert default_database_url() == f"sqlite:///{Path('grader.db').resolve()}"
+
+
+def test_an_edition_run_leaves_its_boards_answered(tmp_path: Path, make_task: Callable[..., Path]) -> None:
+    """`grader edition run` computes the boards it changed before it ends, so the first `grader board --json`
+    after a nightly is a hit: the same bytes a computation with no cache gives, for the edition's name and for
+    the default question (the newest edition)."""
+    for name in ("alpha", "beta"):
+        suite = make_task(name).parent
+    db = f"sqlite:///{tmp_path / 'l.db'}"
+    cache, fresh = tmp_path / "cache", tmp_path / "fresh"
+    cache.mkdir()
+    fresh.mkdir()
+    planned = _grader(tmp_path, cache, "edition", "plan", "nightly", "--baseline", "oracle", "--baseline", "nop",
+                      "--suite", str(suite), "--database", db)
+    assert planned.returncode == 0, planned.stderr
+    assert not (cache / f"grader-boards-{os.getuid()}").exists()
+    ran = _grader(tmp_path, cache, "edition", "run", "nightly", "--workers", "1", "--database", db)
+    assert ran.returncode == 0 and "not warmed" not in ran.stderr, ran.stderr
+
+    kept = sorted((cache / f"grader-boards-{os.getuid()}").glob("*.json"))
+    assert len(kept) == 2
+    computed = {_grader(tmp_path, fresh, "board", *ref, "--json", "--database", db).stdout
+                for ref in ((), ("nightly",))}
+    assert len(computed) == 1 and {k.read_text() for k in kept} == computed
+    for kept_file in kept:
+        kept_file.write_text('{"marked": true}\n')
+    for ref in ((), ("nightly",)):
+        assert _grader(tmp_path, cache, "board", *ref, "--json", "--database", db).stdout == '{"marked": true}\n'
