@@ -103,5 +103,5 @@ def grade_in_container_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--grade-in-container: each attempt graded in a container of the grader image of its own (`run`,
     `edition run`)."""
     return click.option("--grade-in-container", "grade_in_container", is_flag=True,
-                        help="grade each attempt in a fresh container of the grader image, each started while the "
+                        help="grade each attempt in a fresh container of the grader image, each started after the "
                              "previous attempt is graded (docs/sandbox.md)")(fn)

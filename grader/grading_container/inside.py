@@ -10,11 +10,13 @@ subprocess, inside the Lua sandbox) and into the evidence, never to /out.
 With --wait the container is started before its job is known (grader/grading_container/pool.py): it imports the
 grader, starts the L1 language server and boots the engine, then waits for the host to stage the job in /job, a
 read-only mount: the task at /job/suite/<TASK_ID> (with its suite.toml), the deliverable at /job/deliverable, and
-last /job/ready holding TASK_ID.  One container grades one job, then exits, as a fresh one does.
+last /job/ready holding TASK_ID, then a byte into the FIFO /job/wake, which wakes the waiting grader at once (no
+polling).  One container grades one job, then exits, as a fresh one does.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -27,8 +29,9 @@ JOB = Path("/job")
 OUT = Path("/out")
 VERDICT_NAME = "verdict.json"
 READY_NAME = "ready"
+WAKE_NAME = "wake"   # a FIFO the host made in /job: it writes a byte once /job/ready is there
 WAIT_SECONDS = 900.0   # a warm container nobody gives a job to ends by itself
-POLL_SECONDS = 0.005
+LOOK_SECONDS = 1.0   # between looks at /job/ready when no wake comes (a FIFO the container itself broke)
 
 
 def _warm() -> None:
@@ -50,14 +53,28 @@ def _warm() -> None:
 
 
 def _wait_for_job() -> str | None:
+    """The job's TASK_ID once /job/ready is there. The wake FIFO is opened before the first look, so a job staged
+    after that look also writes to it; a job staged before is found by the look. Opening read-write never blocks
+    and keeps the FIFO's buffer alive; a wake without a job (the FIFO is anyone's to write) is only a look."""
+    import select
+
     deadline = time.monotonic() + WAIT_SECONDS
     ready = JOB / READY_NAME
-    while time.monotonic() < deadline:
-        try:
-            return ready.read_text(encoding="utf-8").strip()
-        except FileNotFoundError:
-            time.sleep(POLL_SECONDS)
-    return None
+    fd = os.open(JOB / WAKE_NAME, os.O_RDWR | os.O_NONBLOCK)
+    try:
+        while True:
+            try:
+                return ready.read_text(encoding="utf-8").strip()
+            except FileNotFoundError:
+                pass
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            if select.select([fd], [], [], min(left, LOOK_SECONDS))[0]:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(fd, 4096)
+    finally:
+        os.close(fd)
 
 
 def main(argv: list[str]) -> int:

@@ -6,8 +6,9 @@ nothing of one grade (a game that escaped the Lua sandbox included) reaches the 
 A warm container (`WarmContainer`) has the settings of a fresh one (run.create_container) and two mounts: /job,
 read-only, empty until the host stages the task and the deliverable in it and writes /job/ready last; and /out.
 Its grader (inside.py --wait) then grades as a fresh container's does, and the host checks the verdict the same
-way (run.check_verdict).  `GradingPool.grade` takes the warm container, starts the next one in the background, and
-grades; a task whose memory limit differs from the pool's is graded in a fresh container instead.
+way (run.check_verdict).  `GradingPool.grade` takes the warm container, grades, then starts the next one in the
+background, so that its start competes with the caller's other work rather than with the grade; a task whose
+memory limit differs from the pool's is graded in a fresh container instead.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from grader.tasks import Task
 from grader.tasks._model import Limits
 
 from .image import grader_image
-from .inside import READY_NAME
+from .inside import READY_NAME, WAKE_NAME
 from .run import (
     LABEL_GRADING,
     STARTUP_SECONDS,
@@ -37,6 +38,7 @@ from .run import (
     check_verdict,
     create_container,
     deliverable_folder,
+    expected_verdict,
     grade_in_container,
     out_folder,
     read_verdict,
@@ -46,8 +48,27 @@ from .run import (
 __all__ = ["GradingPool", "WarmContainer"]
 
 
+VERDICT_POLL_SECONDS = 0.001   # the host looks this often while a grade runs: a few dozen stats per grade
+
+
 def _memory(memory_mb: int) -> int:
     return (2 << 30) + (memory_mb << 20)
+
+
+def _wake(fifo: Path) -> None:
+    """Tell a container waiting for its job that the job is staged: a byte into the FIFO its grader holds open.
+    A container still warming up does not hold it yet and finds the job when it looks (inside.py); a full or
+    broken FIFO (the container's doing) only leaves it to find the job that way."""
+    try:
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:   # ENXIO: nobody holds it open yet
+        return
+    try:
+        os.write(fd, b"\n")
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _copy_readable(src: Path, dst: Path) -> None:
@@ -73,6 +94,8 @@ class WarmContainer:
         self.staging.chmod(0o755)
         self.job = self.staging / "job"
         self.job.mkdir(mode=0o755)
+        os.mkfifo(self.job / WAKE_NAME)
+        (self.job / WAKE_NAME).chmod(0o666)   # the container's grader (another uid) holds it open read-write
         self.out = out_folder(self.staging)
         self.used = False
         try:
@@ -103,8 +126,10 @@ class WarmContainer:
             ready.write_text(task.paths.root.name + "\n", encoding="utf-8")
             ready.chmod(0o644)
             os.replace(ready, self.job / READY_NAME)   # last: the container starts on it
+            _wake(self.job / WAKE_NAME)
+            expected = expected_verdict(task, deliverable)   # the host's share, while the container grades
             data = self._verdict(limit)
-            result = check_verdict(task, deliverable, data)
+            result = check_verdict(task, deliverable, data, expected)
             result.timings["container"] = time.monotonic() - start
             return result
         except BaseException:
@@ -137,7 +162,7 @@ class WarmContainer:
                     logs = self.container.logs(tail=40).decode("utf-8", "replace")
                     raise GradingError(f"the grading container exited with status {code} and no verdict: "
                                        f"{logs[-2000:]}")
-            time.sleep(0.005)
+            time.sleep(VERDICT_POLL_SECONDS)
         raise GradingError(f"the grading container ran past {limit:g} s and was removed")
 
     def discard(self) -> None:
@@ -187,10 +212,14 @@ class GradingPool:
         if task.limits.memory_mb != self.memory_mb:
             return grade_in_container(task, deliverable, docker_client=self.docker_client)
         warm = self._take()
-        self._start_next()
         try:
             return warm.grade(task, deliverable)
-        finally:   # the used container goes in the background: its removal is nobody's wait
+        finally:
+            # the next container starts once this grade is done, not during it: its start (the daemon's work,
+            # the grader's imports, the L1 server, the engine's boot) would take the cores this grade runs on;
+            # it warms while the caller does its other work (the next attempt's agent). The used container
+            # goes in the background: its removal is nobody's wait.
+            self._start_next()
             remover = threading.Thread(target=warm.discard, name="grader-grading-removal", daemon=True)
             remover.start()
             self._removals.append(remover)

@@ -15,10 +15,11 @@ import stat
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evidence import EvidenceError, Verdict
+from evidence import Artifact, EvidenceError, Verdict
 from grader._containers import (
     LABEL,
     ContainerError,
@@ -45,28 +46,43 @@ class GradingError(ContainerError):
     """The grading container could not produce a verdict the host accepts."""
 
 
-def check_verdict(task: Task, deliverable: Path, data: bytes) -> GradeResult:
-    """The container's verdict, accepted only when it is about this task, battery and deliverable, from this
-    engine and grader under these settings, and its evidence digest matches its content."""
+@dataclass(frozen=True)
+class Expected:
+    """What a verdict about this task and deliverable must say, with the deliverable as the ledger will keep it:
+    computed by the host, never read from the container (a pooled grade computes it while the container grades)."""
+
+    artifact: Artifact
+    fields: dict[str, Any]
+
+
+def expected_verdict(task: Task, deliverable: Path) -> Expected:
     from engine import API_VERSION
 
+    artifact = scan(deliverable, task.limits).pack()   # what the host reads is what the ledger will keep
+    return Expected(artifact, {
+        "task_id": task.qualified_id, "task_hash": task_hash(task), "battery_hash": battery_hash(task, API_VERSION),
+        "deliverable_hash": artifact.hash, "engine": engine_info(), "grader": grader_info(),
+        "settings_hash": task_settings_hash(task)})
+
+
+def check_verdict(task: Task, deliverable: Path, data: bytes, expected: Expected | None = None) -> GradeResult:
+    """The container's verdict, accepted only when it is about this task, battery and deliverable, from this
+    engine and grader under these settings, and its evidence digest matches its content."""
     try:
         doc = json.loads(data)
         verdict = Verdict.from_json(doc["verdict"])
         timings = {str(k): float(v) for k, v in doc["timings"].items()}
     except (ValueError, KeyError, TypeError, AttributeError, EvidenceError) as exc:
         raise GradingError(f"the grading container's verdict is not readable: {exc}") from None
-    artifact = scan(deliverable, task.limits).pack()   # what the host reads is what the ledger will keep
-    expected = {"task_id": task.qualified_id, "task_hash": task_hash(task),
-                "battery_hash": battery_hash(task, API_VERSION), "deliverable_hash": artifact.hash,
-                "engine": engine_info(), "grader": grader_info(), "settings_hash": task_settings_hash(task)}
-    for key, value in expected.items():
+    if expected is None:
+        expected = expected_verdict(task, deliverable)
+    for key, value in expected.fields.items():
         got = getattr(verdict, key)
         if got != value:
             raise GradingError(f"the grading container's verdict has {key} {got!r}, expected {value!r}")
     if not verdict.digest_ok(read_from_json=True):
         raise GradingError("the grading container's verdict does not match its evidence digest")
-    return GradeResult(verdict, timings, artifact)
+    return GradeResult(verdict, timings, expected.artifact)
 
 
 def read_verdict(out: Path) -> bytes | None:

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -150,3 +151,44 @@ def test_the_grader_image_carries_its_bytecode_and_stubs(docker_client: Any, mak
     assert status == 0, logs
     assert "bytecode True" in logs and "compiled []" in logs, logs
     assert "stubs True False" in logs, logs   # the baked stubs, which the grading user cannot change
+
+
+def test_a_waiting_container_wakes_on_its_job_not_on_a_stray_byte(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """inside._wait_for_job with the pool's wake (pool._wake): a job staged before the wait is found by the
+    first look; one staged during it wakes the waiter through the FIFO (the looks are an hour apart here, so
+    nothing else could); a byte without a job does not end the wait."""
+    import threading
+
+    from grader.grading_container import inside
+    from grader.grading_container.pool import _wake
+
+    monkeypatch.setattr(inside, "JOB", tmp_path)
+    monkeypatch.setattr(inside, "LOOK_SECONDS", 3600.0)
+    os.mkfifo(tmp_path / inside.WAKE_NAME)
+    (tmp_path / inside.READY_NAME).write_text("early\n")
+    assert inside._wait_for_job() == "early"
+    (tmp_path / inside.READY_NAME).unlink()
+
+    got: list[str | None] = []
+    waiter = threading.Thread(target=lambda: got.append(inside._wait_for_job()), daemon=True)
+    waiter.start()
+    deadline = time.monotonic() + 30
+    while _fifo_readers(tmp_path / inside.WAKE_NAME) == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    _wake(tmp_path / inside.WAKE_NAME)   # a stray byte: no job yet
+    waiter.join(0.3)
+    assert waiter.is_alive() and got == []
+    (tmp_path / inside.READY_NAME).write_text("staged\n")
+    _wake(tmp_path / inside.WAKE_NAME)
+    waiter.join(30)
+    assert got == ["staged"]
+
+
+def _fifo_readers(fifo: Path) -> int:
+    """1 when somebody holds `fifo` open for reading (a non-blocking open for writing then succeeds)."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        return 0
+    return 1
