@@ -218,6 +218,33 @@ function math.frexp(x) end
 ---@param e integer
 ---@return number
 function math.ldexp(m, e) end
+
+-- Urho3D's LuaScript adds these to `coroutine` (engine/lua/sandbox.lua implements them).
+
+---Create a coroutine of `func` and resume it at once; what `coroutine.resume` returns.
+---@param func? function
+---@return boolean?
+---@return any ...
+function coroutine.start(func) end
+
+---Suspend the running coroutine until `seconds` of game time have passed (resumed on PostUpdate).
+---@param seconds number
+---@return any ...
+function coroutine.sleep(seconds) end
+
+---Suspend the running coroutine until `coroutine.sendevent(name)`.
+---@param name any
+---@return any ...
+function coroutine.waitevent(name) end
+
+---Resume every coroutine waiting for `name`.
+---@param name any
+function coroutine.sendevent(name) end
+
+---Advance the game time the sleepers count by `step` seconds and resume those whose time has passed (the engine
+---calls it on each PostUpdate).
+---@param step number
+function coroutine.update(step) end
 """
 
 _CJSON = """\

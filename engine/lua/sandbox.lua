@@ -4,7 +4,8 @@ local state, ABORT, config = E.state, E.ABORT, E.host.config
 local error, type, select, rawget, setmetatable, tostring, pairs = error, type, select, rawget, setmetatable,
   tostring, pairs
 local raw_pcall, raw_xpcall, raw_load = pcall, xpcall, load
-local co_create, co_resume, co_status = coroutine.create, coroutine.resume, coroutine.status
+local co_create, co_resume, co_status, co_running = coroutine.create, coroutine.resume, coroutine.status,
+  coroutine.running
 local tconcat, ssub, sformat = table.concat, string.sub, string.format
 local os_date, os_difftime = os.date, os.difftime
 local m_random, m_randomseed, m_floor = math.random, math.randomseed, math.floor
@@ -53,6 +54,56 @@ function E.utc_time(t)
   y = y + (mo - 1) // 12
   mo = (mo - 1) % 12 + 1
   return days_from_civil(y, mo, 1) * 86400 + (d - 1) * 86400 + h * 3600 + mi * 60 + s
+end
+
+-- Urho3D's LuaScript adds five functions to `coroutine` (its LuaScript/Coroutine.pkg): start(f) creates and resumes
+-- a coroutine; sleep(seconds) suspends the running one until that much game time has passed; waitevent(name)
+-- until sendevent(name); update(step) adds to the game time and resumes the sleepers it woke. Urho3D calls update
+-- with each PostUpdate's step ahead of the game's own PostUpdate handlers (E.coroutine_update, 90_frame.lua), and
+-- ignores what a resumed coroutine returns, errors included. Its sleepers wake in its table's hash order; here in
+-- the order they fell asleep. Under Lua 5.4 `coroutine.running()` is never nil, so a sleep or wait outside a
+-- coroutine raises Lua's own "attempt to yield from outside a coroutine", as it does in UrhoX.
+local function add_urho3d_coroutines(co)
+  local co_yield = coroutine.yield
+  local total, sleepers, waiters = 0.0, {}, {}
+  local function running()   -- called (never tail-called) by sleep and waitevent: level 3 is their caller
+    local c, main = co_running()
+    if main then error("attempt to yield from outside a coroutine", 3) end
+    return c
+  end
+  co.start = function(f)
+    if f == nil then return nil end
+    return co.resume(co_create(f))
+  end
+  co.sleep = function(seconds)
+    local c = running()
+    sleepers[#sleepers + 1] = {c, total + seconds}
+    return co_yield(c)
+  end
+  co.waitevent = function(name)
+    local c = running()
+    local list = waiters[name]
+    if list == nil then list = {}; waiters[name] = list end
+    list[#list + 1] = {c}
+    return co_yield(c)
+  end
+  co.sendevent = function(name)
+    local list = waiters[name]
+    if list == nil then return end
+    waiters[name] = nil
+    for _, entry in ipairs(list) do co.resume(entry[1]) end
+  end
+  co.update = function(step)
+    total = total + step
+    local woken, kept = {}, {}
+    for _, entry in ipairs(sleepers) do
+      if entry[2] < total then woken[#woken + 1] = entry[1] else kept[#kept + 1] = entry end
+    end
+    sleepers = kept
+    for _, c in ipairs(woken) do co.resume(c) end
+  end
+  local update = co.update
+  E.coroutine_update = function(step) return update(step) end
 end
 
 function E.make_game_env()
@@ -148,6 +199,7 @@ function E.make_game_env()
       return finish(co_resume(c, ...))
     end
   end
+  add_urho3d_coroutines(co)
   G.coroutine = co
 
   G.string = strip_dump(string)

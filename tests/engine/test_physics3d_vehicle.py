@@ -44,6 +44,10 @@ function Start()
                stiffness = rv:GetWheelSuspensionStiffness(1), radius = rv:GetWheelRadius(3),
                rest = rv:GetWheelRestLength(0), connection = {rv:GetWheelConnectionPoint(1).x,
                rv:GetWheelConnectionPoint(1).z}, up = rv:GetCoordinateSystem().y}
+  local past = rv:GetWheelConnectionPoint(4)   -- sample 46 reads one wheel past the last
+  OUT.past_end = {past.x, past.y, past.z, rv:GetWheelRadius(4), rv:WheelIsGrounded(4),
+                  (pcall(rv.SetBrake, rv, 4, 1.0)), (pcall(rv.GetWheelRadius, rv, -1)),
+                  (pcall(rv.GetWheelRadius, rv, 0.5))}
   OUT.t = {}
   local frame = 0
   SubscribeToEvent("PhysicsPreStep", function()
@@ -85,6 +89,11 @@ def test_the_wheels_read_back_as_added(drive: Any) -> None:
     assert (s["n"], s["front"], s["back"], s["stiffness"], s["radius"], s["rest"]) == (4, True, False, 14, 0.5, 0.6)
     assert s["up"] == 1   # RIGHT_UP_FORWARD
     assert s["connection"] == pytest.approx([0.9, 1.5])   # world offset from the hull node, as Urho3D takes it
+
+
+def test_a_getter_past_the_last_wheel_reads_zero_and_anything_else_out_of_range_raises(drive: Any) -> None:
+    """Urho3D reads past Bullet's wheel array there (undefined) and sample 46 does it: the engine answers zero."""
+    assert drive["past_end"] == [0.0, 0.0, 0.0, 0.0, False, False, False, False]
 
 
 def test_the_car_settles_on_its_suspension_at_the_springs_equilibrium(drive: Any) -> None:

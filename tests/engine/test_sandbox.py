@@ -98,3 +98,40 @@ def test_lua_54_features_and_51_math_compat() -> None:
 
 def test_games_may_extend_their_string_table() -> None:
     assert lua("function string.trim(s) return (s:gsub('^%s+', '')) end; return ('  x'):trim()") == "x"
+
+
+def test_urho3d_coroutine_helpers_sleep_in_game_time_and_wait_for_events() -> None:
+    """Urho3D's coroutine.start/sleep/waitevent/sendevent/update (its LuaScript's Coroutine.pkg): a sleeper wakes
+    in the first PostUpdate after its time has strictly passed, ahead of the game's PostUpdate handlers; an error
+    in a coroutine is returned by start, not raised; a sleep outside a coroutine is Lua 5.4's yield error."""
+    engine = new_engine("""
+    log, frame = {}, 0
+    function Start()
+      coroutine.start(function()
+        for i = 1, 3 do
+          log[#log + 1] = "a" .. i .. "@" .. frame
+          coroutine.sleep(0.1)
+        end
+        log[#log + 1] = "a-done@" .. frame
+      end)
+      coroutine.start(function()
+        log[#log + 1] = "b-wait@" .. frame
+        coroutine.waitevent("go")
+        log[#log + 1] = "b-go@" .. frame
+      end)
+      SubscribeToEvent("Update", function()
+        frame = frame + 1
+        if frame == 10 then coroutine.sendevent("go") end
+      end)
+      SubscribeToEvent("PostUpdate", function()
+        if frame == 7 then log[#log + 1] = "game-post@7" end
+      end)
+    end
+    """)
+    engine.start()
+    engine.run_frames(40)
+    # 1/60 s steps: 0.1 s has strictly passed at frame 7 (six steps sum to just under 0.1)
+    assert lua("return log", engine) == ["a1@0", "b-wait@0", "a2@7", "game-post@7", "b-go@10", "a3@14", "a-done@21"]
+    assert lua("return {coroutine.start(function() error('boom', 0) end)}", engine) == [False, "boom"]
+    assert lua("return {pcall(coroutine.sleep, 1)}", engine) == [False, "attempt to yield from outside a coroutine"]
+    assert lua("return coroutine.start(nil)", engine) is None

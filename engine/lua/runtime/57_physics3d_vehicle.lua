@@ -92,13 +92,24 @@ end
 
 local M = V.methods
 local function vrec(self) return comp_rec(self) end
--- the vehicle's world and a checked wheel index
-local function at(self, wheel, what)
+-- the vehicle's world and a checked wheel index.  A getter (`reading`) given a whole index past the last wheel gets
+-- nil for it: Urho3D reads past the end of Bullet's wheel array there (undefined; sample 46 asks for wheel
+-- GetNumWheels()), and the getter returns a zero value with a warning, once per method, so such a game runs on.
+local warned_past_end = {}
+local function at(self, wheel, what, reading)
   local c = vrec(self)
   local wid = hull_world(c)
   if wid == nil then E.raise_at_game(sformat("RaycastVehicle:%s before Init (or without its hull body)", what)) end
   num(wheel, what, 1)
   local i = mfloor(wheel)
+  if reading and i == wheel and i >= #c.wheels then
+    if not warned_past_end[what] then
+      warned_past_end[what] = true
+      E.log("WARNING", sformat("RaycastVehicle:%s(%d) of %d wheels reads past the last wheel (undefined in Urho3D): "
+        .. "a zero value returned", what, i, #c.wheels))
+    end
+    return c, wid, nil
+  end
   if i ~= wheel or i < 0 or i >= #c.wheels then
     E.raise_at_game(sformat("bad argument #1 to '%s' (wheel index %s of %d wheels)", what, tostring(wheel), #c.wheels))
   end
@@ -151,7 +162,8 @@ local function number_field(key, setter, getter)
     end
   end
   M[getter] = function(self, wheel)
-    local c, wid, i = at(self, wheel, getter)
+    local c, wid, i = at(self, wheel, getter, true)
+    if i == nil then return 0.0 end
     return call(B.vehicle_get, wid, c.vid, i, key)
   end
 end
@@ -179,7 +191,8 @@ local function vector_field(key, setter, getter)
     end
   end
   M[getter] = function(self, wheel)
-    local c, wid, i = at(self, wheel, getter)
+    local c, wid, i = at(self, wheel, getter, true)
+    if i == nil then return v3(0.0, 0.0, 0.0) end
     return v3(call(B.vehicle_get, wid, c.vid, i, key))
   end
 end
@@ -191,15 +204,18 @@ vector_field("contact_normal", nil, "GetContactNormal")
 vector_field("world_pos", nil, "GetWheelPosition")
 
 M.GetWheelRotation = function(self, wheel)
-  local c, wid, i = at(self, wheel, "GetWheelRotation")
+  local c, wid, i = at(self, wheel, "GetWheelRotation", true)
+  if i == nil then return quat(1.0, 0.0, 0.0, 0.0) end
   return quat(call(B.vehicle_get, wid, c.vid, i, "world_rot"))
 end
 M.WheelIsGrounded = function(self, wheel)
-  local c, wid, i = at(self, wheel, "WheelIsGrounded")
+  local c, wid, i = at(self, wheel, "WheelIsGrounded", true)
+  if i == nil then return false end
   return call(B.vehicle_get, wid, c.vid, i, "in_contact")
 end
 M.IsFrontWheel = function(self, wheel)
-  local c, wid, i = at(self, wheel, "IsFrontWheel")
+  local c, wid, i = at(self, wheel, "IsFrontWheel", true)
+  if i == nil then return false end
   return call(B.vehicle_get, wid, c.vid, i, "front")
 end
 

@@ -15,6 +15,7 @@ local tconcat, tremove, tinsert, mtype, mtointeger, mfloor, mhuge = table.concat
 local REC = E.REC
 local MAX_DEPTH = 1000
 local NULL, BOOL, NUMBER, STRING, ARRAY, OBJECT = 0, 1, 2, 3, 4, 5
+E.JSON_STRING, E.JSON_OBJECT = STRING, OBJECT   -- node types other readers of the tree test
 local NT_NAN, NT_INT, NT_UINT, NT_DOUBLE = 0, 1, 2, 3
 local VALUE_TYPE_NAMES = {[0] = "Null", "Bool", "Number", "String", "Array", "Object"}
 local NUMBER_TYPE_NAMES = {[0] = "NaN", "Int", "Unsigned", "Real"}

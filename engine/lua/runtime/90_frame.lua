@@ -41,6 +41,7 @@ function E.run_frame()
   E.send_event("BeginFrame", {FrameNumber = clock.frame, TimeStep = step})
   E.process_input()
   E.send_event("Update", {TimeStep = step})
+  if E.coroutine_update then E.coroutine_update(step) end   -- Urho3D's LuaScript, the first PostUpdate receiver
   E.send_event("PostUpdate", {TimeStep = step})
   -- the network's update at its rate (Urho3D's Network handles RenderUpdate before the game does)
   if E.net_post_update then E.net_post_update(step) end
