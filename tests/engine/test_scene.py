@@ -541,3 +541,41 @@ def test_dispose_releases_the_scripts_reference_only() -> None:
     return scene:GetChild("Kept") == kept, kept:GetComponent("Light") == light, scene:GetNumChildren(),
            kept:GetName(), (pcall(function() return loose.name end)), tostring(time:GetTimeStep() > 0)
     """) == [True, True, 1, "Kept", False, "true"]
+
+
+def test_a_reflecting_camera_views_from_its_mirror_image() -> None:
+    """Camera reflection and clip planes (sample 23's water): Plane.UP by default, copied in and out; with
+    useReflection the view is from the node's mirror image in the plane (GetEffectiveWorldTransform)."""
+    out = lua("""
+    local scene = Scene(); local n = scene:CreateChild("c"); n.position = Vector3(0, 5, -10)
+    local cam = n:CreateComponent("Camera")
+    local default = cam.reflectionPlane
+    local straight = cam:WorldToScreenPoint(Vector3(0, 5, 0))
+    cam.reflectionPlane = Plane(Vector3(0, 1, 0), Vector3(0, 1, 0))
+    cam.useReflection = true
+    local mirrored = cam.effectiveWorldTransform:Translation()
+    local seen = cam:WorldToScreenPoint(Vector3(0, -3, 0))
+    local plane = Plane(Vector3(0, 1, 0), Vector3(0, 0, 0)); cam.clipPlane = plane; plane.d = 99
+    return {default.normal.y, default.d, straight.x, straight.y, mirrored.y, mirrored.z, seen.x, seen.y,
+            cam.clipPlane.d, cam.useClipping}
+    """)
+    assert out == [1.0, 0.0, 0.5, 0.5, -3.0, -10.0, 0.5, 0.5, 0.0, False]
+
+
+def test_a_render_target_texture_has_one_render_surface_holding_its_viewports() -> None:
+    """Render-to-texture as state (samples 10 and 23): a render-target texture's surface, the same object on every
+    call, sized as its texture, with the viewports and update mode the game gives it; other textures have none."""
+    out = lua("""
+    local t = Texture2D()
+    t:SetSize(1024, 768, Graphics:GetRGBFormat(), TEXTURE_RENDERTARGET)
+    local plain = Texture2D(); plain:SetSize(4, 4, Graphics:GetRGBFormat())
+    local s = t.renderSurface
+    local before = {s.numViewports, s.updateMode}
+    local scene = Scene(); local cam = scene:CreateChild("c"):CreateComponent("Camera")
+    local vp = Viewport:new(scene, cam)
+    s:SetViewport(1, vp)
+    s.updateMode = SURFACE_UPDATEALWAYS
+    return {plain:GetRenderSurface() == nil, s == t:GetRenderSurface(), s.width, s.height, before, s.numViewports,
+            s:GetViewport(0) == nil, s:GetViewport(1) == vp, s.updateMode, s.parentTexture == t, s.usage}
+    """)
+    assert out == [True, True, 1024, 768, [0, 1], 2, True, True, 2, True, 2]

@@ -44,8 +44,15 @@ local Cam = class("Camera")
 E.COMPONENT_FACTORIES.Camera = props(Cam, {NearClip = 0.1, FarClip = 1000.0, Fov = 45.0, OrthoSize = 20.0,
   AspectRatio = 1.0, Zoom = 1.0, LodBias = 1.0, ViewMask = 0xffffffff, ViewOverrideFlags = 0, FillMode = 0,
   Orthographic = false, AutoAspectRatio = true, UseReflection = false, UseClipping = false, FlipVertical = false,
-  ProjectionOffset = function() return E.Vector2_new(0, 0) end})
+  ProjectionOffset = function() return E.Vector2_new(0, 0) end,
+  ReflectionPlane = function() return E.IMPL.Plane.statics.UP() end,
+  ClipPlane = function() return E.IMPL.Plane.statics.UP() end})
 local CM = Cam.methods
+-- the planes are copied in and out, as Urho3D's setters and getters copy them
+for _, name in ipairs({"ReflectionPlane", "ClipPlane"}) do
+  CM["Set" .. name] = function(self, plane) comp_rec(self)[name] = E.IMPL.Plane.new(plane) end
+  CM["Get" .. name] = function(self) return E.IMPL.Plane.new(comp_rec(self)[name]) end
+end
 local function aspect(c)
   if c.AutoAspectRatio then return config.screen_width / config.screen_height end
   return c.AspectRatio
@@ -75,15 +82,18 @@ local function projection(c)
   end
   return m
 end
-local function view(c)
-  local n = c.node
+-- the node's world position and rotation (scale dropped), reflected in the reflection plane when reflecting
+local function effective_world(c)
   local M34 = E.IMPL.Matrix3x4
-  local wr = E.world(n)
+  local wr = E.world(c.node)
   local eff = M34.new(E.Vector3_new(wr.m03, wr.m13, wr.m23), E.IMPL.Quaternion.new(wr.ww, wr.wx, wr.wy, wr.wz), 1.0)
-  return eff:Inverse()
+  if c.UseReflection then return c.ReflectionPlane:ReflectionMatrix() * eff end
+  return eff
 end
+local function view(c) return effective_world(c):Inverse() end
 CM.GetProjection = function(self) return projection(comp_rec(self)) end
 CM.GetView = function(self) return view(comp_rec(self)) end
+CM.GetEffectiveWorldTransform = function(self) return effective_world(comp_rec(self)) end
 local function mat4_of(m34)
   return m34:ToMatrix4()
 end

@@ -249,7 +249,60 @@ Tex.new = function() return make_resource("Texture2D", "", nil) end
 local function dim(key) return function(self) return E.rec(self)[key] or 0 end end
 Tex.methods.GetWidth = dim("width")
 Tex.methods.GetHeight = dim("height")
-Tex.methods.SetSize = function(self, w, h) local r = E.rec(self); r.width, r.height = w, h; return true end
+Tex.methods.SetSize = function(self, w, h, _format, usage)
+  local r = E.rec(self)
+  r.width, r.height, r.usage = w, h, usage or 0
+  return true
+end
+Tex.methods.GetUsage = function(self) return E.rec(self).usage or 0 end
+-- A render-target or depth-stencil texture has one render surface (Urho3D makes it with the texture); any other
+-- has none.  The surface is state: its viewports, update mode and links, what a battery can assert.
+local TEXTURE_RENDERTARGET, SURFACE_UPDATEVISIBLE = 2, 1
+local RS = class("RenderSurface")
+local function new_surface(parent)
+  return E.new_object("RenderSurface", {parent = parent, viewports = {}, update_mode = SURFACE_UPDATEVISIBLE,
+                                        queued = false})
+end
+Tex.methods.GetRenderSurface = function(self)
+  local r = E.rec(self)
+  if (r.usage or 0) < TEXTURE_RENDERTARGET then return nil end
+  if r.surface == nil then r.surface = new_surface(self) end
+  return r.surface
+end
+RS.new = function(parent) return new_surface(parent) end
+local RSM = RS.methods
+local function parent_rec(self)
+  local parent = E.rec(self).parent
+  return parent and E.rec(parent) or {}
+end
+RSM.GetParentTexture = function(self) return E.rec(self).parent end
+RSM.GetWidth = function(self) return parent_rec(self).width or 0 end
+RSM.GetHeight = function(self) return parent_rec(self).height or 0 end
+RSM.GetUsage = function(self) return parent_rec(self).usage or 0 end
+RSM.SetNumViewports = function(self, n)
+  local list = E.rec(self).viewports
+  for i = #list, n + 1, -1 do list[i] = nil end
+  for i = #list + 1, n do list[i] = false end
+end
+RSM.GetNumViewports = function(self) return #E.rec(self).viewports end
+RSM.SetViewport = function(self, index, viewport)
+  local list = E.rec(self).viewports
+  if index >= #list then RSM.SetNumViewports(self, index + 1) end
+  list[index + 1] = viewport or false
+end
+RSM.GetViewport = function(self, index)
+  local v = E.rec(self).viewports[index + 1]
+  return v or nil
+end
+RSM.SetUpdateMode = function(self, mode) E.rec(self).update_mode = mode end
+RSM.GetUpdateMode = function(self) return E.rec(self).update_mode end
+RSM.SetLinkedRenderTarget = function(self, s) E.rec(self).linked_target = s end
+RSM.GetLinkedRenderTarget = function(self) return E.rec(self).linked_target end
+RSM.SetLinkedDepthStencil = function(self, s) E.rec(self).linked_depth = s end
+RSM.GetLinkedDepthStencil = function(self) return E.rec(self).linked_depth end
+RSM.QueueUpdate = function(self) E.rec(self).queued = true end
+RSM.Release = function() end
+RSM.IsResolveDirty = function() return false end
 Tex.methods.SetData = function() return true end
 Tex.methods.SetFilterMode = function(self, m) E.rec(self).filter = m end
 Tex.methods.SetAddressMode = function(self, coord, mode) E.rec(self)["address" .. coord] = mode end
