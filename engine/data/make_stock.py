@@ -6,8 +6,10 @@ two files' content (``engine/_stock_data.py`` says how the engine uses it): the 
 meshes of (``Models/Mushroom.mdl``: each geometry's LOD levels as the positions of the vertices their triangles use
 and the triangles' indices, the bounding box and the geometry centres). The particle and 2D animation samples need
 the stock effects (``Particle/*.xml``, ``Urho2D/*.pex``), Spriter animation sets (``Urho2D/**/*.scml``) and the
-sprite sheet one of them uses: each is kept as the elements and attributes the engine reads of it, written again
-as XML here (comments, layout and everything else of the files dropped). Nothing else of the files is kept:
+sprite sheet one of them uses; render paths and post-process effects (``RenderPaths/*.xml``, ``PostProcess/*.xml``),
+whose commands and render targets a ``RenderPath`` holds as state: each is kept as the elements and attributes the
+engine reads of it, written again as XML here (comments, layout and everything else of the files dropped). Nothing
+else of the files is kept:
 
     python -m engine.data.make_stock /path/to/Urho3D.git            # a bare git directory
     python -m engine.data.make_stock /path/to/Urho3D --rev <commit>  # or a checkout
@@ -73,7 +75,17 @@ _SHEET_ELEMENTS: _Elements = {
     "TextureAtlas": ("imagePath",),
     "SubTexture": ("name", "x", "y", "width", "height", "frameX", "frameY", "frameWidth", "frameHeight"),
 }
+_RENDERPATH_ELEMENTS: _Elements = {
+    "renderpath": (),
+    "rendertarget": ("name", "tag", "enabled", "cubemap", "format", "filter", "srgb", "persistent", "size",
+                     "sizedivisor", "rtsizedivisor", "sizemultiplier", "width", "height", "multisample", "autoresolve"),
+    "command": ("type", "tag", "enabled", "metadata", "color", "depth", "stencil", "pass", "sort", "marktostencil",
+                "vertexlights", "uselitbase", "vs", "ps", "blend", "name", "output", "face", "depthstencil",
+                "vsdefines", "psdefines"),
+    "output": ("index", "name", "face"), "parameter": ("name", "value"), "texture": ("unit", "name"),
+}
 XML_FILES: tuple[tuple[re.Pattern[str], _Elements], ...] = (
+    (re.compile(r"(RenderPaths|PostProcess)/[^/]+\.xml"), _RENDERPATH_ELEMENTS),
     (re.compile(r"Particle/[^/]+\.xml"), _EFFECT_ELEMENTS),
     (re.compile(r"Urho2D/[^/]+\.pex"), _PEX_ELEMENTS),
     (re.compile(r"Urho2D/(.+/)?[^/]+\.scml"), _SCML_ELEMENTS),

@@ -264,11 +264,18 @@ R.SetDynamicInstancing = function(_, v) rstate.dynamic_instancing = v end
 R.GetDynamicInstancing = function() return rstate.dynamic_instancing end
 R.SetMaxOccluderTriangles = function(_, v) rstate.max_occluder_triangles = v end
 R.GetMaxOccluderTriangles = function() return rstate.max_occluder_triangles end
-R.SetDefaultRenderPath = function(_, p) rstate.render_path = p end
--- The default render path is a RenderPath object (its commands are not modelled yet, so its members are
--- loud missing API); viewports without their own path use it, as in Urho3D.
+-- A path, or an XML file a new path is loaded from (56_render_path.lua), as Urho3D's overloads take either.
+local function render_path_of(p)
+  if E.is(p, "XMLFile") then return E.render_path_from(p) end
+  return p
+end
+R.SetDefaultRenderPath = function(_, p) rstate.render_path = render_path_of(p) end
+-- The default render path is Urho3D's default, RenderPaths/Forward.xml, loaded when first asked for; viewports
+-- without their own path use it, as in Urho3D.
 local function default_render_path()
-  if rstate.render_path == nil then rstate.render_path = E.new_object("RenderPath", {}) end
+  if rstate.render_path == nil then
+    rstate.render_path = E.render_path_from(E.get_resource("XMLFile", "RenderPaths/Forward.xml"))
+  end
   return rstate.render_path
 end
 R.GetDefaultRenderPath = default_render_path
@@ -282,8 +289,8 @@ local Viewport = class("Viewport")
 Viewport.new = function(scene, camera, rect, render_path)
   -- Viewport:new(scene, camera) or Viewport:new(scene, camera, renderPath)
   if E.is(rect, "XMLFile") or E.is(rect, "RenderPath") then rect, render_path = nil, rect end
-  return E.new_object("Viewport", {scene = scene, camera = camera, rect = rect, render_path = render_path,
-    draw_debug = true})
+  return E.new_object("Viewport", {scene = scene, camera = camera, rect = rect,
+    render_path = render_path and render_path_of(render_path), draw_debug = true})
 end
 local VP = Viewport.methods
 VP.SetScene = function(self, s) E.rec(self).scene = s end
@@ -292,7 +299,7 @@ VP.SetCamera = function(self, c) E.rec(self).camera = c end
 VP.GetCamera = function(self) return E.rec(self).camera end
 VP.SetRect = function(self, r) E.rec(self).rect = r end
 VP.GetRect = function(self) return E.rec(self).rect or E.IntRect_new(0, 0, 0, 0) end
-VP.SetRenderPath = function(self, p) E.rec(self).render_path = p end
+VP.SetRenderPath = function(self, p) E.rec(self).render_path = render_path_of(p) end
 VP.GetRenderPath = function(self) return E.rec(self).render_path or default_render_path() end
 VP.SetDrawDebug = function(self, v) E.rec(self).draw_debug = v end
 VP.GetDrawDebug = function(self) return E.rec(self).draw_debug end
