@@ -579,3 +579,27 @@ def test_a_render_target_texture_has_one_render_surface_holding_its_viewports() 
             s:GetViewport(0) == nil, s:GetViewport(1) == vp, s.updateMode, s.parentTexture == t, s.usage}
     """)
     assert out == [True, True, 1024, 768, [0, 1], 2, True, True, 2, True, 2]
+
+
+def test_a_stretchable_sprite_keeps_its_border_and_saves_it() -> None:
+    """StretchableSprite2D (sample 51): a StaticSprite2D with a border, copied in and out, saved as "Border"."""
+    out = lua("""
+    local scene = Scene()
+    local node = scene:CreateChild("s")
+    local sprite = node:CreateComponent("StretchableSprite2D")
+    local b = IntRect(25, 20, 15, 10)
+    sprite.border = b
+    b.left = 99
+    sprite.layer = 3
+    local f = File("sprite.xml", FILE_WRITE)
+    node:SaveXML(f)
+    f:Close()
+    local x = XMLFile()
+    x:FromString(File("sprite.xml"):ReadString())
+    local copy = scene:CreateChild("copy")
+    copy:LoadXML(x:GetRoot())
+    local loaded = copy:GetComponent("StretchableSprite2D")
+    return {sprite.border.left, sprite.border.top, sprite.border.right, sprite.border.bottom, sprite.layer,
+            loaded.border.left, loaded.border.bottom, loaded.layer, sprite.flipX}
+    """)
+    assert out == [25, 20, 15, 10, 3, 25, 10, 3, False]

@@ -1,6 +1,6 @@
 -- Urho2D sprites kept as state: Drawable2D (layer, order in layer) and StaticSprite2D.  Nothing is drawn headless;
 -- what a game sets reads back, as Urho3D's defaults.  Enough for Urho2D games whose sprites only ride on nodes (the
--- 2D physics samples); AnimatedSprite2D and ParticleEmitter2D are not implemented yet.
+-- 2D physics samples), and StretchableSprite2D; AnimatedSprite2D is 65_spriter.lua, ParticleEmitter2D 65_particles2d.lua.
 local comp_rec = E.comp_rec
 local props = E.simple_properties
 local drawable = E.drawable_factory
@@ -35,3 +35,17 @@ M.SetAlpha = function(self, a)
   c.Color = E.IMPL.Color.new(col.r, col.g, col.b, a)
 end
 M.GetAlpha = function(self) return comp_rec(self).Color.a end
+
+-- StretchableSprite2D: a static sprite drawn as nine patches around a border (in pixels), kept as state.  Urho3D
+-- warns about a border wider than the drawn rectangle only as a hint (it clamps when drawing); nothing is drawn
+-- here, so the border is kept as given.
+local STS = class("StretchableSprite2D")
+FACTORIES.StretchableSprite2D = function(c)
+  FACTORIES.StaticSprite2D(c)
+  c.Border = E.IntRect_new(0, 0, 0, 0)
+end
+STS.methods.SetBorder = function(self, b) comp_rec(self).Border = E.IntRect_new(b.left, b.top, b.right, b.bottom) end
+STS.methods.GetBorder = function(self)
+  local b = comp_rec(self).Border
+  return E.IntRect_new(b.left, b.top, b.right, b.bottom)
+end

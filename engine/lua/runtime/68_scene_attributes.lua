@@ -402,6 +402,8 @@ ATTRIBUTES.ParticleEmitter2D = attrs(
   {"Sprite ", "ref:Sprite2D", "Sprite2D;", "GetSprite", "SetSprite"},   -- Urho2D's name, with its trailing space
   {"Blend Mode", "enum", "alpha", "GetBlendMode", "SetBlendMode", BLEND_NAMES},
   {"Is Emitting", B, "true", "IsEmitting", "SetEmitting"})
+ATTRIBUTES.StretchableSprite2D = concat(ATTRIBUTES.StaticSprite2D, attrs(
+  {"Border", "intrect", "0 0 0 0", "GetBorder", "SetBorder"}))
 local animated = {}
 for _, a in ipairs(ATTRIBUTES.StaticSprite2D) do
   if a[1] ~= "Sprite" then animated[#animated + 1] = a end
