@@ -223,6 +223,31 @@ def test_ui_element_and_material_animation() -> None:
     assert lua("return material:GetShaderParameterAnimation('MatSpecColor')", engine) is None
 
 
+
+def test_a_ui_sprite_flips_through_textures_by_resource_reference() -> None:
+    """A UI Sprite's "Texture" animated with ResourceRef keyframes (sample 30): discrete, each key's texture from
+    the resource cache in turn; a ResourceRef makes a Variant of its own type."""
+    engine = run("""
+    function Start()
+      sprite = ui.root:CreateChild("Sprite")
+      local flip = ValueAnimation()
+      for i = 1, 4 do
+        flip:SetKeyFrame((i - 1) * 0.1, Variant(ResourceRef("Texture2D", "Urho2D/GoldIcon/" .. i .. ".png")))
+      end
+      flip:SetKeyFrame(0.4, Variant(ResourceRef("Texture2D", "Urho2D/GoldIcon/1.png")))
+      sprite:SetAttributeAnimation("Texture", flip)
+      OUT = {Variant(ResourceRef("Texture2D", "a.png")):GetTypeName()}
+      SubscribeToEvent("PostUpdate", "Record")   -- after the animation's own PostUpdate
+    end
+    function Record() OUT[#OUT + 1] = sprite.texture:GetName() end
+    """, 30)
+    names = lua("return OUT", engine)
+    assert names[0] == "ResourceRef"
+    # frame k at k/60 s: key 2 from 0.1 s, 3 from 0.2 s, 4 from 0.3 s, 1 again from 0.4 s, looped at 0.5 s
+    assert [n.rsplit("/", 1)[1] for n in names[1:]] == (["1.png"] * 5 + ["2.png"] * 6 + ["3.png"] * 6
+                                                        + ["4.png"] * 6 + ["1.png"] * 6 + ["2.png"])
+
+
 # ------------------------------------------------------------------------------------------ splines
 
 def test_spline_modes_through_known_points() -> None:

@@ -45,7 +45,7 @@ local function new_variant(vtype, value) return setmetatable({type_ = vtype, val
 E.Variant_new = new_variant
 
 local VALUE_CLASSES = {"Vector2", "Vector3", "Vector4", "Quaternion", "Color", "IntVector2", "IntVector3",
-  "IntRect", "Rect", "Matrix3", "Matrix3x4", "Matrix4", "StringHash", "VariantMap"}
+  "IntRect", "Rect", "Matrix3", "Matrix3x4", "Matrix4", "StringHash", "VariantMap", "ResourceRef", "ResourceRefList"}
 local function variant_of(v, hint)
   local t = type(v)
   if t == "nil" then return new_variant("None", nil) end

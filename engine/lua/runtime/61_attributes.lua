@@ -5,6 +5,19 @@
 -- the game's own call would.  An attribute Urho3D has but this table lacks is loud missing API, never ignored.
 local ipairs, type = ipairs, type
 
+-- A UI element's "Texture": a resource reference, as Urho3D's SetTextureAttr/GetTextureAttr convert it (the
+-- setter and getter are functions here, taking the element's proxy).
+local TEXTURE_REF = {"ResourceRef",
+  function(proxy, ref)
+    local t = ref.type
+    local type_name = type(t) == "table" and t.name_ or nil
+    proxy:SetTexture(E.get_resource(type_name ~= nil and type_name ~= "" and type_name or "Texture2D", ref.name))
+  end,
+  function(proxy)
+    local tex = proxy:GetTexture()
+    return E.ResourceRef_new("Texture2D", tex and tex:GetName() or "")
+  end}
+
 local ATTRIBUTES = {
   Node = {
     ["Is Enabled"] = {"Bool", "SetEnabled", "IsEnabled"},
@@ -87,8 +100,13 @@ local ATTRIBUTES = {
     ["Is Visible"] = {"Bool", "SetVisible", "IsVisible"},
   },
   BorderImage = {
+    ["Texture"] = TEXTURE_REF,
     ["Image Rect"] = {"IntRect", "SetImageRect", "GetImageRect"},
     ["Border"] = {"IntRect", "SetBorder", "GetBorder"},
+  },
+  Sprite = {
+    ["Texture"] = TEXTURE_REF,
+    ["Image Rect"] = {"IntRect", "SetImageRect", "GetImageRect"},
   },
   Text = {
     ["Text"] = {"String", "SetText", "GetText"},
@@ -112,6 +130,7 @@ function E.find_attribute(t, name)
     local row = ATTRIBUTES[decl.name] and ATTRIBUTES[decl.name][name]
     if row then
       local setter, getter = row[2], row[3]
+      if type(setter) == "function" then return {name = name, vtype = row[1], set = setter, get = getter} end
       return {name = name, vtype = row[1],
               set = function(proxy, value) return proxy[setter](proxy, value) end,
               get = function(proxy) return proxy[getter](proxy) end}
