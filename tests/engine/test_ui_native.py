@@ -1256,3 +1256,31 @@ def test_ui_objects_keep_their_state_private() -> None:
     assert lua("return getmetatable(b), rawget(b, 'name'), next(b)", engine) == [False, None, None]
     with pytest.raises(Exception, match="invalid 'self'"):
         lua("local fake = setmetatable({}, {}); return UIElement.GetName(fake)", engine)
+
+
+def test_a_ui_component_puts_its_own_root_on_a_texture_of_its_node() -> None:
+    """UIComponent (sample 48) as state: a root of its own (not under ui.root) whose size the render-target texture
+    follows, a material showing that texture on the node's StaticModel, which it makes and removes with itself."""
+    out = lua("""
+    local scene = Scene()
+    local box = scene:CreateChild("Box")
+    local c = box:CreateComponent("UIComponent")
+    local model = box:GetComponent("StaticModel")
+    local out = {c.texture.width, c.root.width, model ~= nil and model.material == c.material}
+    c.root:SetSize(256, 128)
+    c.root:CreateChild("Button")
+    for _, v in ipairs({c.texture.width, c.texture.height, c.material:GetTexture(TU_DIFFUSE) == c.texture,
+                        c.root.parent == nil, ui.root:GetNumChildren(), c.texture.renderSurface ~= nil}) do
+      out[#out + 1] = v
+    end
+    c:Remove()
+    out[#out + 1] = box:GetComponent("StaticModel") == nil
+    local kept = scene:CreateChild("Kept")
+    local own = kept:CreateComponent("StaticModel")
+    local d = kept:CreateComponent("UIComponent")
+    out[#out + 1] = own.material == d.material
+    d:Remove()
+    out[#out + 1] = kept:GetComponent("StaticModel") == own
+    return out
+    """)
+    assert out == [512, 512, True, 256, 128, True, True, 0, True, True, True, True]
