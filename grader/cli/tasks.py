@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -130,13 +131,16 @@ def tasks_hash(suite: str | None, as_json: bool) -> None:
 def tasks_validate(ref: str | None, repeats: int, as_json: bool) -> None:
     from grader.validate import validate_task
 
-    suites = repository_suites()
-    if ref is None:
-        selected = [t for s in suites for t in s.tasks]
-    elif any(s.name == ref for s in suites):
-        selected = [t for s in suites if s.name == ref for t in s.tasks]
+    if ref is not None and (Path(ref) / "task.toml").is_file():
+        selected = [find_task(ref)]   # a task's folder: that task alone, whatever state its neighbours are in
     else:
-        selected = [find_task(ref, suites)]
+        suites = repository_suites()
+        if ref is None:
+            selected = [t for s in suites for t in s.tasks]
+        elif any(s.name == ref for s in suites):
+            selected = [t for s in suites if s.name == ref for t in s.tasks]
+        else:
+            selected = [find_task(ref, suites)]
     results = []
     for task in selected:
         result = validate_task(task, repeats)

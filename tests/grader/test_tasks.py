@@ -234,3 +234,24 @@ def test_a_held_out_task_goes_by_its_hash_and_no_suite_may_take_that_name(
     (root / "suite.toml").write_text('name = "held-out"\nversion = "1.0.0"\nvisibility = "public"\n')
     with pytest.raises(TaskError, match=r"suite.toml: field 'name': 'held-out' is reserved"):
         load_suite(root)
+
+
+def test_validating_a_task_by_its_folder_loads_that_task_alone(make_task: Callable[..., Path],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """`grader tasks validate FOLDER` does not load the repository's suites: a half-written neighbour (another task
+    being authored beside it) cannot stop it."""
+    from click.testing import CliRunner
+
+    import grader.cli.tasks as tasks_cli
+    from grader.cli import cli
+
+    def broken() -> list[object]:
+        raise TaskError("batteries/public/half-written/prompt.md: missing")
+
+    monkeypatch.setattr(tasks_cli, "repository_suites", broken)
+    root = make_task()
+    result = CliRunner().invoke(cli, ["tasks", "validate", str(root), "--repeats", "1"])
+    assert result.exit_code == 0, result.output
+    assert "all behave as declared" in result.output
+    by_id = CliRunner().invoke(cli, ["tasks", "validate", "public/coin-collector"])
+    assert by_id.exit_code == 2 and "half-written/prompt.md: missing" in by_id.output
