@@ -165,6 +165,34 @@ def test_a_trigger_reports_begin_and_end_without_response() -> None:
     assert y < 1.0 and vy < -9.0   # it fell straight through
 
 
+
+def test_a_node_removed_by_one_contact_handler_stays_readable_in_the_steps_later_events() -> None:
+    """Urho3D's 2D contact infos hold their nodes (SharedPtr) until the step's events are sent: a pig removed by the
+    first begin event of a step is still readable in the second, as a detached node (ID 0); after the step, using
+    it is an error again."""
+    seen, after = run("""
+      body("Ground", 0, -0.5, BT_STATIC, "box", 20, 1)
+      local pig = body("Pig", 0, 0.5, BT_STATIC, "box", 1, 1)
+      body("Left", -1.2, 0.5, BT_DYNAMIC, "box", 1, 1):GetComponent("RigidBody2D").linearVelocity = Vector2(8, 0)
+      body("Right", 1.2, 0.5, BT_DYNAMIC, "box", 1, 1):GetComponent("RigidBody2D").linearVelocity = Vector2(-8, 0)
+      local seen = {}
+      SubscribeToEvent("PhysicsBeginContact2D", function(_, d)
+        for _, key in ipairs({"NodeA", "NodeB"}) do
+          local n = d[key]:GetPtr()
+          if n.name == "Pig" then
+            seen[#seen + 1] = {n.ID, n.scene == nil}
+            if n.ID ~= 0 then n:Remove() end
+          end
+        end
+      end)
+      step(10)
+      return seen, (pcall(function() return pig.name end))
+    """)
+    assert seen[0][1] is False and seen[0][0] > 0            # the first hit: the pig is in the scene, then removed
+    assert seen[1:] and all(s == [0, True] for s in seen[1:])  # later hits of that step: held, detached, ID 0
+    assert after is False
+
+
 def test_category_and_mask_bits_filter_collisions() -> None:
     ys = run("""
       body("Ground", 0, -0.5, BT_STATIC, "box", 20, 1)

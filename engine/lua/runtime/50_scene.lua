@@ -69,10 +69,21 @@ local function new_node_record(proxy, class_name)
   }
 end
 
+-- Removed nodes that something still holds, as Urho3D's SharedPtrs keep a node alive after its removal: the
+-- contacts of a 2D physics step hold their nodes until their events are sent (57_physics2d.lua), so a handler
+-- reads a node an earlier handler removed, as a detached node (ID 0, no scene).  Counts, by node record.
+local held = setmetatable({}, {__mode = "k"})
+function E.hold_nodes(records, delta)
+  for _, r in ipairs(records) do
+    local n = (held[r] or 0) + delta
+    held[r] = n > 0 and n or nil
+  end
+end
+
 local function node_rec(self)
   local r = REC[self]
   if r == nil or r.kind ~= "node" then error("invalid 'self' (a Node was expected)", 3) end
-  if r.removed then error("attempt to use a removed Node", 3) end
+  if r.removed and not held[r] then error("attempt to use a removed Node", 3) end
   return r
 end
 E.node_rec = node_rec
@@ -313,7 +324,11 @@ end
 N.SetName = function(self, name) set_name(node_rec(self), name) end
 N.GetName = function(self) return node_rec(self).name end
 N.GetNameHash = function(self) return E.StringHash_new(node_rec(self).name) end
-N.GetID = function(self) return node_rec(self).id end
+N.GetID = function(self)
+  local r = node_rec(self)
+  if r.removed then return 0 end   -- a held removed node: Urho3D's Node::ResetScene sets its ID to 0
+  return r.id
+end
 N.IsReplicated = function(self) return node_rec(self).id < FIRST_LOCAL_ID end
 N.IsTemporary = function(self) return node_rec(self).temporary end
 N.SetTemporary = function(self, v) node_rec(self).temporary = v and true or false end

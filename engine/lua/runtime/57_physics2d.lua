@@ -1307,6 +1307,16 @@ function E.physics2d_update(w, dt)
   while pos <= #begins do begin_infos[#begin_infos + 1], pos = contact_info(w, begins, pos) end
   pos = 1
   while pos <= #ends do end_infos[#end_infos + 1], pos = contact_info(w, ends, pos) end
+  -- the contacts hold their nodes until their events are sent (Urho3D's ContactInfo keeps SharedPtrs), so a node
+  -- one handler removes stays readable in the later events of this step (50_scene.lua's E.hold_nodes)
+  local holding = {}
+  for _, list in ipairs({begin_infos, end_infos}) do
+    for _, info in ipairs(list) do
+      if info.node_a then holding[#holding + 1] = info.node_a end
+      if info.node_b then holding[#holding + 1] = info.node_b end
+    end
+  end
+  E.hold_nodes(holding, 1)
   for _, info in ipairs(begin_infos) do
     E.physics2d_log_contact(info, (info.shape_a and info.shape_a.trigger) or (info.shape_b and info.shape_b.trigger)
       or false)
@@ -1319,6 +1329,7 @@ function E.physics2d_update(w, dt)
     world_send("PhysicsEndContact2D", w, info)
     node_send("NodeEndContact2D", info)
   end
+  E.hold_nodes(holding, -1)
   E.send_event("PhysicsPostStep", {World = sender, TimeStep = dt}, sender)
 end
 
