@@ -310,6 +310,20 @@ function h.missing_api()
   return out
 end
 function h.screen() return E.host.config.screen_width, E.host.config.screen_height end
+-- The game's file at `path`, named as the game names it (relative to its folder, or "/user/..." for its user
+-- folders): what the game wrote there during the run, else the deliverable's own file; nil when there is none.
+-- Nothing goes to the game's log (a File opened on a missing file logs an error there).
+function h.file(path)
+  if type(path) ~= "string" then error("harness.file: the path must be a string", 2) end
+  return E.fs_read(E.clean_path(path))
+end
+-- Put `data` at the game's `path` as if the game had written it (a damaged save file, a prepared level).
+function h.write_file(path, data)
+  if type(path) ~= "string" or type(data) ~= "string" then
+    error("harness.write_file: the path and the data must be strings", 2)
+  end
+  E.fs_write(E.clean_path(path), data)
+end
 -- The window changes to width x height pixels at the next frame's input (a phone turned, a window resized):
 -- graphics, the UI root and NanoVG follow it and the game gets ScreenMode (30_core.lua's E.resize_screen).
 function h.resize(width, height)

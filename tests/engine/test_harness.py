@@ -256,6 +256,36 @@ def test_a_variable_loaded_from_a_scene_file_is_read_by_its_name(make_game: Call
 
 
 
+
+def test_a_battery_reads_and_plants_the_games_files_without_touching_its_log(make_game: Callable[..., Path]) -> None:
+    game = make_game("""
+    function Start()
+      local f = File("save.json", FILE_WRITE)
+      f:WriteString('{"score": 3}')
+      f:Close()
+      SubscribeToEvent("KeyDown", function() loaded = File("save.json", FILE_READ):ReadString() end)
+    end
+    """)
+    (game / "level.txt").write_text("walls")
+    engine = Engine(game)
+    engine.run_battery("""
+    local h = harness
+    h.start()
+    local written, shipped, missing = h.file("save.json"), h.file("./level.txt"), h.file("none.json")
+    h.write_file("save.json", "{broken")
+    h.press(KEY_L)
+    requirement("R1", {}, function(check)
+      check.equal("the game's file (WriteString ends with a zero byte)", written, '{"score": 3}\\0')
+      check.equal("the deliverable's file", shipped, "walls")
+      check.equal("no such file", missing, nil)
+      check.equal("the game reads the planted file", h.global("loaded"), "{broken")
+    end)
+    """, "battery/t.lua")
+    (req,) = engine.requirements()
+    assert req["passed"] is True, req["checks"]
+    assert [e for e in engine.report().log if e["level"] == "ERROR"] == []
+
+
 WAITS_FOR_FRAME_30 = """
 while h.frame() < 30 do h.run_frames(1) end
 requirement("R1", {capabilities = {"scene"}}, function(check) check.truthy("reached frame 30", true) end)
