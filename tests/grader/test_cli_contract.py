@@ -144,7 +144,7 @@ def test_board_prints_every_board_of_the_newest_edition_in_80_columns(night: dic
     assert lines[0].startswith("ledger   sqlite:///") and lines[1].startswith("edition  1 nightly-test: dataset ")
     titles = {line.split(" — ")[0] for line in lines if " — " in line and line.split(" — ")[1].endswith(("task",
                                                                                                         "tasks"))}
-    assert {"overall", "category:gameplay", "difficulty:easy", "capability:input", "layer:completeness",
+    assert {"overall", "category:state", "difficulty:easy", "capability:input", "layer:completeness",
             "layer:richness"} <= titles
     assert "grade" not in [line.split()[2] for line in lines if line[:1].isdigit() and len(line.split()) > 2]
     only = grader(root, "board", "--board", "overall")
