@@ -14,6 +14,21 @@ import pytest
 # its worker of slots, which then fail far from the cause.
 MAX_STATES_LEFT_BY_A_MODULE = 4
 
+# pytest-xdist runs with --dist=loadgroup (pyproject.toml): every test is grouped with its module, so a module runs
+# whole on one worker and builds its module fixtures once, as --dist=loadfile would; the modules named here spread
+# their tests over the workers instead. The public suite's certification (one task a test) is a third of the run
+# and its tasks share nothing, so on one worker it would be the run's critical path.
+SPREAD_MODULES = {"tests.grader.test_suite_validation"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        module = item.module.__name__ if isinstance(item, pytest.Function) else item.nodeid
+        group = item.nodeid if module in SPREAD_MODULES else module
+        item.add_marker(pytest.mark.xdist_group(name=group))
+
 
 @pytest.fixture(autouse=True, scope="module")
 def _lua_states_are_released(request: pytest.FixtureRequest) -> Iterator[None]:
