@@ -183,6 +183,9 @@ class _Host:
     def net_reconnect(self, name: str) -> None:
         self._net().reconnect(str(name))
 
+    def net_join(self, name: str) -> None:
+        self._net().join(str(name))
+
     def image(self, hex_data: str) -> Any:
         return self._run()._image(hex_data)
 
@@ -261,6 +264,7 @@ def boot_state(registry: Registry | None = None) -> BootedState:
         "net_call": host.net_call,
         "net_disconnect": host.net_disconnect,
         "net_reconnect": host.net_reconnect,
+        "net_join": host.net_join,
     })
     return BootedState(runtime, env, host)
 
@@ -305,6 +309,9 @@ class Engine:
                                 f"{MAX_CLIENTS}")
         if self.settings.net_latency_frames < 0:
             raise BadInputError("setting 'net_latency_frames': must be 0 or more")
+        if not 0 <= self.settings.net_late_clients <= self.settings.net_clients:
+            raise BadInputError(f"setting 'net_late_clients': {self.settings.net_late_clients} is not between 0 and "
+                                f"net_clients ({self.settings.net_clients})")
         if not role and self.settings.net_clients > 0:
             role = SERVER
         self.role = role
@@ -331,7 +338,8 @@ class Engine:
             clients = {name: Engine(game_dir, self.settings, lib_dirs, entry, role=name,
                                     booted=boot_state(registry))
                        for name in client_names(self.settings.net_clients)}
-            self.net = NetRun(self, clients, self.settings.net_latency_frames)
+            late = client_names(self.settings.net_clients)[self.settings.net_clients - self.settings.net_late_clients:]
+            self.net = NetRun(self, clients, self.settings.net_latency_frames, late=late)
 
     @contextmanager
     def unmetered(self) -> Iterator[None]:

@@ -7,6 +7,11 @@ steps every client one frame in order (client1 first), takes what each sent, and
 A message sent in frame f is read by its receiver at the BeginFrame of frame f + 1 + latency; messages due in the
 same frame are read in the order they were sent.  Only hex strings of the engine's codec (67_netcodec.lua) cross
 between the states: no Lua or Python object of one role is ever handed to another.
+
+A late client (the setting net_late_clients: the last N roles) does not start with the run: it is not stepped and
+nothing reaches it until the battery joins it (`h.join`), at some server frame F.  Then its Start() runs and it
+connects, as a device that opens the game then; its own frames count from 0 there, so a message due at server
+frame D is read at its frame D - F.
 """
 
 from __future__ import annotations
@@ -35,11 +40,15 @@ def _items(table: Any) -> list[Any]:
 class NetRun:
     """The roles of one run and the transport between them."""
 
-    def __init__(self, server: Engine, clients: dict[str, Engine], latency_frames: int) -> None:
+    def __init__(self, server: Engine, clients: dict[str, Engine], latency_frames: int,
+                 late: list[str] | None = None) -> None:
         self.server = server
         self.clients = clients
         self.latency = latency_frames
         self.link_up = {name: True for name in clients}
+        self.late = set(late or [])
+        # the server frame each client's frame 0 is at (late clients: where they joined); None: not joined yet
+        self.started_at: dict[str, int | None] = {name: None if name in self.late else 0 for name in clients}
 
     def role(self, name: str) -> Engine:
         if name == SERVER:
@@ -56,6 +65,12 @@ class NetRun:
         with engine.unmetered():
             engine.E.net_deliver(engine.runtime.table_from(messages, recursive=True))
 
+    def _to_client(self, name: str, hex_data: str, due: int) -> None:
+        """A message from the server to a started client, due at server frame `due` (in the client's frames)."""
+        started = self.started_at[name]
+        if started is not None and self.link_up[name]:
+            self._deliver(self.clients[name], [{"from": SERVER, "hex": hex_data, "due": due - started}])
+
     def _take(self, engine: Engine) -> list[tuple[str, str]]:
         with engine.unmetered():
             return [(str(m["to"]), str(m["hex"])) for m in _items(engine.E.net_take_outbox())]
@@ -65,10 +80,12 @@ class NetRun:
         due = self.server.frame + 1 + self.latency
         for item in _items(server_outbox):
             to, hex_data = str(item["to"]), str(item["hex"])
-            if to in self.clients and self.link_up[to]:
-                self._deliver(self.clients[to], [{"from": SERVER, "hex": hex_data, "due": due}])
+            if to in self.clients:
+                self._to_client(to, hex_data, due)
         inbound: list[dict[str, Any]] = []
         for name, engine in self.clients.items():
+            if self.started_at[name] is None:
+                continue
             engine.run_frames(1)
             refused = False
             for to, hex_data in self._take(engine):
@@ -79,23 +96,43 @@ class NetRun:
                 else:
                     refused = True
             if refused:   # no route to the server: the client hears of it (a connection attempt fails)
-                self._deliver(engine, [{"from": SERVER, "hex": "", "due": due}])
+                self._deliver(engine, [{"from": SERVER, "hex": "", "due": due - (self.started_at[name] or 0)}])
         return self.server.runtime.table_from(inbound, recursive=True)
 
     def start(self) -> None:
-        """Each client's Start(), in order, after the server's; then the clients that did not connect join."""
-        for engine in self.clients.values():
-            engine.start()
-            with engine.unmetered():
-                engine.E.net_auto_connect()
+        """Each client's Start(), in order, after the server's; then the clients that did not connect join.  Late
+        clients wait for `join`."""
+        starting = [name for name in self.clients if name not in self.late]
+        for name in starting:
+            self._start_client(name)
         # what the roles sent while starting is read in frame 1, as if sent in frame 0
         due = self.server.frame + 1 + self.latency
         for to, hex_data in self._take(self.server):
-            if to in self.clients and self.link_up[to]:
-                self._deliver(self.clients[to], [{"from": SERVER, "hex": hex_data, "due": due}])
-        for name, engine in self.clients.items():
+            if to in self.clients:
+                self._to_client(to, hex_data, due)
+        for name in starting:
             self._deliver(self.server, [{"from": name, "hex": hex_data, "due": due}
-                                        for to, hex_data in self._take(engine) if to == SERVER])
+                                        for to, hex_data in self._take(self.clients[name]) if to == SERVER])
+
+    def _start_client(self, name: str) -> None:
+        engine = self.clients[name]
+        engine.start()
+        with engine.unmetered():
+            engine.E.net_auto_connect()
+
+    def join(self, name: str) -> None:
+        """A late client starts now (its Start(), then it connects); its first frame is the server's next."""
+        engine = self.role(name)
+        if name not in self.late:
+            late = ", ".join(sorted(self.late)) or "none"
+            raise BadInputError(f"{name} is not a late client of this run (late clients: {late})")
+        if self.started_at[name] is not None:
+            return
+        self.started_at[name] = self.server.frame
+        self._start_client(name)
+        due = self.server.frame + 1 + self.latency
+        self._deliver(self.server, [{"from": name, "hex": hex_data, "due": due}
+                                    for to, hex_data in self._take(engine) if to == SERVER])
 
     def disconnect(self, name: str) -> None:
         """The link to client `name` is lost: both ends hear it at their next frame; nothing gets through until
@@ -105,8 +142,10 @@ class NetRun:
             return
         self.link_up[name] = False
         due = self.server.frame + 1
-        self._deliver(engine, [{"from": SERVER, "hex": "", "due": due}])
-        self._deliver(self.server, [{"from": name, "hex": "", "due": due}])
+        started = self.started_at[name]
+        if started is not None:
+            self._deliver(engine, [{"from": SERVER, "hex": "", "due": due - started}])
+            self._deliver(self.server, [{"from": name, "hex": "", "due": due}])
 
     def reconnect(self, name: str) -> None:
         """The link to client `name` is back, and the client connects again as it last did."""
@@ -114,6 +153,8 @@ class NetRun:
         if name == SERVER:
             return
         self.link_up[name] = True
+        if self.started_at[name] is None:
+            return   # a late client not joined yet connects when it joins
         with engine.unmetered():
             engine.E.net_reconnect()
 

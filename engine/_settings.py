@@ -38,6 +38,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("net_clients", 0, "client roles joined to a server role in one run (0: standalone, no roles; "
             "docs/platform.md)"),
     Setting("net_latency_frames", 0, "frames a network message takes between roles beyond the next frame"),
+    Setting("net_late_clients", 0, "the last N client roles start only when the battery joins them (h.join)"),
 )
 
 
@@ -60,6 +61,7 @@ class EngineSettings:
     services: str = "{}"
     net_clients: int = 0
     net_latency_frames: int = 0
+    net_late_clients: int = 0
 
     def with_overrides(self, **overrides: Any) -> EngineSettings:
         known = {f.name for f in fields(self)}

@@ -742,6 +742,8 @@ end
 -- The link to a client role is lost (both ends hear it at their next frame) / is back (the client connects again).
 function h.disconnect(name) need_roles("h.disconnect"); E.host_call(E.host.net_disconnect, name) end
 function h.reconnect(name) need_roles("h.reconnect"); E.host_call(E.host.net_reconnect, name) end
+-- A late client role (task.toml [network] late_clients) starts now: its Start(), then it connects to the server.
+function h.join(name) need_roles("h.join"); E.host_call(E.host.net_join, name) end
 
 local LAYERS = {completeness = true, richness = true}
 local function requirement(id, opts, fn)

@@ -24,7 +24,7 @@ TASK_KEYS = {"id", "title", "category", "difficulty", "capabilities", "entry", "
              "network"}
 LIMIT_KEYS = set(TASK_LIMITS)   # the grader's task-scope settings (grader/_settings.py)
 SCREEN_KEYS = {"width", "height", "dpr"}
-NETWORK_KEYS = {"clients", "latency_frames"}
+NETWORK_KEYS = {"clients", "latency_frames", "late_clients"}
 MAX_NETWORK_CLIENTS = 8   # the engine's (engine/_netrun.py)
 SUITE_KEYS = {"name", "version", "visibility"}
 REQUIREMENT_KEYS = {"layer", "capabilities", "description"}
@@ -81,7 +81,8 @@ def _positive(path: Path, table: dict[str, Any], key: str, default: float, where
 
 
 def _network(path: Path, table: Any) -> Network:
-    """task.toml [network]: clients (1..8 client roles beside the server role) and latency_frames (>= 0)."""
+    """task.toml [network]: clients (1..8 client roles beside the server role), latency_frames (>= 0) and
+    late_clients (how many of the last clients start only when the battery joins them)."""
     if not isinstance(table, dict):
         raise TaskError(f"{path}: field 'network' must be a table")
     _unknown(path, table, NETWORK_KEYS, "network.")
@@ -91,7 +92,11 @@ def _network(path: Path, table: Any) -> Network:
     latency = table.get("latency_frames", 0)
     if isinstance(latency, bool) or not isinstance(latency, int) or not 0 <= latency <= 600:
         raise TaskError(f"{path}: field network.'latency_frames' must be a whole number from 0 to 600")
-    return Network(clients=clients, latency_frames=latency)
+    late = table.get("late_clients", 0)
+    if isinstance(late, bool) or not isinstance(late, int) or not 0 <= late <= clients:
+        raise TaskError(f"{path}: field network.'late_clients' must be a whole number from 0 to network.'clients' "
+                        f"({clients})")
+    return Network(clients=clients, latency_frames=latency, late_clients=late)
 
 
 def load_requirements(path: Path) -> tuple[RequirementSpec, ...]:

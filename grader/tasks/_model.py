@@ -114,6 +114,7 @@ class Network:
 
     clients: int = 0
     latency_frames: int = 0
+    late_clients: int = 0   # the last N clients start when the battery joins them (h.join)
 
 
 @dataclass(frozen=True)

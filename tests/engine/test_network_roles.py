@@ -465,6 +465,38 @@ def test_a_bad_client_count_is_refused(make_game: Callable[..., Path], bad: int)
         Engine(make_game(MODES), EngineSettings(net_clients=bad))
 
 
+def test_a_late_client_starts_when_the_battery_joins_it_and_gets_the_match_as_it_stands(
+        make_game: Callable[..., Path]) -> None:
+    """[network] late_clients: client2 is not stepped and hears nothing until h.join; then its Start() runs, its
+    frames count from 0, it connects and receives the replicated scene as it stands, and the chat reaches it."""
+    game = make_game(REPLICATED)
+    engine = Engine(game, EngineSettings(net_clients=2, net_late_clients=1))
+    assert engine.run_battery("""
+    local h = harness
+    h.start(); h.run(1.0)
+    local c1, c2 = h.role("client1"), h.role("client2")
+    local before = {frame = c2.frame(), crate = c2.find("Crate"), mine = h.find("Player_client2")}
+    local late_failed = not pcall(h.join, "client1")
+    local crate_y = h.find("Crate").position.y
+    h.join("client2"); h.run(0.5)
+    requirement("R1", {}, function(check)
+      check.equal("not stepped before joining", before.frame, 0)
+      check.equal("no scene before joining", before.crate, nil)
+      check.equal("no player before joining", before.mine, nil)
+      check.equal("only late clients join", late_failed, true)
+      check.equal("its own frames from the join", c2.frame(), 30)
+      check.equal("the server's", h.frame(), 90)
+      check.truthy("it joined: its player", h.find("Player_client2") ~= nil)
+      check.near("the crate as it stands", c2.find("Crate").position.y, h.find("Crate").position.y, 0)
+      check.less("which had fallen before it joined", h.find("Crate").position.y, crate_y + 1e-9)
+      check.equal("client1 sees the newcomer", c1.find("Player_client2") ~= nil, true)
+    end)
+    """, "battery/main.lua")
+    failed = [c for r in engine.requirements() for c in r["checks"] if not c["passed"]]
+    assert not failed, failed
+    assert engine.report().outcome == "clean"
+
+
 def test_a_run_with_roles_is_bit_identical_across_processes(make_game: Callable[..., Path], tmp_path: Path) -> None:
     game = make_game(REPLICATED)
     battery = tmp_path / "main.lua"

@@ -41,6 +41,8 @@ def test_a_valid_task_loads(make_task: Callable[..., Path]) -> None:
         (("[limits]", "[network]\nclients = 9\n[limits]"), "network.'clients' must be a whole number"),
         (("[limits]", "[network]\nclients = 1\nlag = 2\n[limits]"), "unknown key network.'lag'"),
         (("[limits]", "[network]\nlatency_frames = -1\n[limits]"), "field network.'latency_frames' must be"),
+        (("[limits]", "[network]\nclients = 2\nlate_clients = 3\n[limits]"),
+         "field network.'late_clients' must be a whole number from 0 to network.'clients' (2)"),
     ],
 )
 def test_bad_task_toml_is_refused_naming_the_field(make_task: Callable[..., Path], change: tuple[str, str],
@@ -177,10 +179,12 @@ end
 def test_network_roles_come_from_task_toml(make_task: Callable[..., Path]) -> None:
     plain = load_task(make_task("plain"))
     assert (engine_settings(plain).net_clients, engine_settings(plain).net_latency_frames) == (0, 0)
-    root = make_task(task_toml=TASK_TOML.replace("[limits]", "[network]\nclients = 3\nlatency_frames = 2\n[limits]"))
+    root = make_task(task_toml=TASK_TOML.replace("[limits]", "[network]\nclients = 3\nlatency_frames = 2\n"
+                                                                "late_clients = 1\n[limits]"))
     task = load_task(root)
-    assert (task.network.clients, task.network.latency_frames) == (3, 2)
-    assert (engine_settings(task).net_clients, engine_settings(task).net_latency_frames) == (3, 2)
+    assert (task.network.clients, task.network.latency_frames, task.network.late_clients) == (3, 2, 1)
+    settings = engine_settings(task)
+    assert (settings.net_clients, settings.net_latency_frames, settings.net_late_clients) == (3, 2, 1)
     before = task_hash(task)
     (root / "task.toml").write_text(TASK_TOML.replace("[limits]", "[network]\nclients = 2\n[limits]"))
     assert task_hash(load_task(root)) != before
