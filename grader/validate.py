@@ -61,7 +61,10 @@ def _l2_digest(task: Task, deliverable: Path, start: str) -> tuple[L2Result, str
     return result, digest(result.to_json())
 
 
-def validate_task(task: Task, repeats: int = 2) -> TaskValidation:
+def validate_task(task: Task, repeats: int = 2, wrong_repeats: int | None = None) -> TaskValidation:
+    """Every solution `repeats` times, the engine started pre-booted and cold in turn, one digest required of each;
+    `wrong_repeats` runs the wrong solutions fewer times (the tests' certification: the oracle and nop prove the
+    start modes agree, each wrong solution that it fails what it declares)."""
     expectations = _expectations(task)
     checks: list[SolutionCheck] = []
     with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
@@ -72,7 +75,8 @@ def validate_task(task: Task, repeats: int = 2) -> TaskValidation:
             workspace = Path(tmp) / label
             prepare_workspace(task, workspace, spec)
             check = SolutionCheck(label, True)
-            runs = [_l2_digest(task, workspace, START_MODES[i % len(START_MODES)]) for i in range(repeats)]
+            times = repeats if must_fail is None or wrong_repeats is None else wrong_repeats
+            runs = [_l2_digest(task, workspace, START_MODES[i % len(START_MODES)]) for i in range(times)]
             check.digests = [d for _, d in runs]
             result = runs[0][0]
             if len(set(check.digests)) != 1:
