@@ -87,11 +87,7 @@ end
 -- loading from an XML element node (61_xml.lua's tree)
 local function has(node, name) return node.attrs[name] ~= nil end
 local function attr(node, name) return node.attrs[name] or "" end
-local function children(node, name)
-  local out = {}
-  for _, c in ipairs(node.children) do if c.name == name then out[#out + 1] = c end end
-  return out
-end
+local function children(node, name) return E.xml_children(node, name) end   -- 61_xml.lua
 
 local function load_target(info, node)
   info.name, info.tag = attr(node, "name"), attr(node, "tag")

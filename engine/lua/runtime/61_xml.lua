@@ -388,6 +388,18 @@ E.resource_init("XMLFile", function(r)
   r.no_content = make == nil and E.host.resources[r.name] ~= nil and E.stock_content(r.name) == nil
 end)
 XF.new = function() return E.make_resource("XMLFile", "", nil) end
+-- An element node's first child element named `name` (nil when none), and all of them in document order: what the
+-- engine's own readers of XML resources walk (particle effects, Spriter sets, render paths).
+function E.xml_child(node, name)
+  for _, c in ipairs(node.children) do if c.name == name then return c end end
+  return nil
+end
+function E.xml_children(node, name)
+  local out = {}
+  for _, c in ipairs(node.children) do if c.name == name then out[#out + 1] = c end end
+  return out
+end
+
 -- The parsed root of an XMLFile resource (nil for a stock file whose content the engine does not ship).
 function E.xml_root(file)
   local r = REC[file]

@@ -122,15 +122,7 @@ local function erec(self)
 end
 
 -- Loading Urho3D's XML format (ParticleEffect::Load): every element optional, defaults first.
-local function child(node, name)
-  for _, c in ipairs(node.children) do if c.name == name then return c end end
-  return nil
-end
-local function children(node, name)
-  local out = {}
-  for _, c in ipairs(node.children) do if c.name == name then out[#out + 1] = c end end
-  return out
-end
+local child, children = E.xml_child, E.xml_children
 local function has(node, attr) return node.attrs[attr] ~= nil end
 local function minmax(node, conv, lo, hi)
   if node == nil then return lo, hi end

@@ -57,10 +57,7 @@ local function defaults(r)   -- ParticleEffect2D's constructor
 end
 E.resource_init("ParticleEffect2D", function(r) defaults(r) end)
 
-local function child(node, name)
-  for _, c in ipairs(node.children) do if c.name == name then return c end end
-  return nil
-end
+local child = E.xml_child
 -- ReadFloat and friends: an absent element reads as zeros, as a null XMLElement does
 local function read(node, name, attr)
   local c = child(node, name)

@@ -34,15 +34,7 @@ local CURVES = {instant = INSTANT, linear = LINEAR, quadratic = QUADRATIC, cubic
 ----------------------------------------------------------------------------------------------------
 -- Reading a .scml file (SpriterData::Load)
 ----------------------------------------------------------------------------------------------------
-local function children(node, name)
-  local out = {}
-  for _, c in ipairs(node.children) do if c.name == name then out[#out + 1] = c end end
-  return out
-end
-local function child(node, name)
-  for _, c in ipairs(node.children) do if c.name == name then return c end end
-  return nil
-end
+local children, child = E.xml_children, E.xml_child
 local function aint(node, name, default)
   local v = node and node.attrs[name]
   if v == nil then return default or 0 end
