@@ -30,7 +30,7 @@ from engine import START_ENV, Engine, boot_state  # noqa: E402
 from grader import l1  # noqa: E402
 from grader.levels import engine_settings  # noqa: E402
 from grader.pipeline import grade  # noqa: E402
-from grader.tasks import Task, find_task  # noqa: E402
+from grader.tasks import Task, find_task, solution_folder  # noqa: E402
 
 STARTERS = ("public/scene-solar-system", "public/move-with-keys", "public/coin-collector")
 MODES = ("cold", "prebooted")
@@ -39,7 +39,7 @@ MODES = ("cold", "prebooted")
 def simulation_seconds(task: Task) -> float:
     """Seconds of the battery's run alone, in a Lua state booted and configured beforehand (not timed)."""
     booted = boot_state()
-    engine = Engine(task.paths.oracle, engine_settings(task), entry=task.entry, booted=booted)
+    engine = Engine(solution_folder(task, "oracle"), engine_settings(task), entry=task.entry, booted=booted)
     battery = task.paths.battery_main
     manifest = [r.as_dict() for r in task.requirements]
     start = time.perf_counter()
@@ -58,16 +58,17 @@ def main() -> int:
     status = 0
     for ref in STARTERS:
         task = find_task(ref)
+        oracle = solution_folder(task, "oracle")
         medians: dict[str, dict[str, float]] = {}
         digests: dict[str, str] = {}
         sims: list[float] = []
         for mode in MODES:
             os.environ[START_ENV] = mode
-            warm = grade(task, task.paths.oracle)   # warm-up: the L1 server and (pre-booted) the zygote start
+            warm = grade(task, oracle)   # warm-up: the L1 server and (pre-booted) the zygote start
             digests[mode] = warm.verdict.evidence_digest
             rows = []
             for _ in range(args.runs):
-                rows.append(grade(task, task.paths.oracle).timings)
+                rows.append(grade(task, oracle).timings)
                 if mode == "prebooted":   # interleaved, so that both see the machine's same load
                     sims.append(simulation_seconds(task))
             sim = statistics.median(sims) if sims else float("nan")

@@ -29,10 +29,10 @@ def grading(runs: int) -> None:
     from grader.grading_container import grade_in_container, grader_image
     from grader.grading_container.run import probe_grading_container
     from grader.pipeline import grade
-    from grader.tasks import find_task
+    from grader.tasks import find_task, solution_folder
 
     task = find_task("public/coin-collector")
-    deliverable = task.paths.oracle
+    deliverable = solution_folder(task, "oracle")
     start = time.perf_counter()
     grader_image(client())
     print(f"grader image ready in {time.perf_counter() - start:.1f} s")

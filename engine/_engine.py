@@ -54,6 +54,17 @@ def stock_content() -> dict[str, bytes]:
             for path in sorted(root.rglob("*")) if path.is_file()}
 
 
+def _battery_params(text: str) -> dict[str, Any]:
+    """The `battery_params` setting: a JSON object of the task's parameter values (strings, numbers, lists)."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise BadInputError(f"setting 'battery_params': not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise BadInputError("setting 'battery_params': must be a JSON object")
+    return value
+
+
 def to_python(value: Any) -> Any:
     """A Lua value as plain Python: tables with keys 1..n become lists, other tables dicts."""
     if hasattr(value, "items") and callable(getattr(value, "items", None)) and not isinstance(value, dict):
@@ -312,6 +323,7 @@ class Engine:
         if not 0 <= self.settings.net_late_clients <= self.settings.net_clients:
             raise BadInputError(f"setting 'net_late_clients': {self.settings.net_late_clients} is not between 0 and "
                                 f"net_clients ({self.settings.net_clients})")
+        battery_params = _battery_params(self.settings.battery_params)
         if not role and self.settings.net_clients > 0:
             role = SERVER
         self.role = role
@@ -329,6 +341,7 @@ class Engine:
         config["safe_area"] = list(self.settings.safe_area)
         config["entry"] = entry
         config["services"] = services
+        config["battery_params"] = battery_params
         config["net_role"] = role
         run = _lua.lua_table(self.runtime, {"config": config})
         self.game_env = self.E.configure(run)

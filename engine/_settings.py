@@ -39,6 +39,8 @@ SETTINGS: tuple[Setting, ...] = (
             "docs/platform.md)"),
     Setting("net_latency_frames", 0, "frames a network message takes between roles beyond the next frame"),
     Setting("net_late_clients", 0, "the last N client roles start only when the battery joins them (h.join)"),
+    Setting("battery_params", "{}", "the task's parameter values as a JSON object, read by the battery with "
+            "harness.params() (docs/tasks.md, parameters)"),
 )
 
 
@@ -62,6 +64,7 @@ class EngineSettings:
     net_clients: int = 0
     net_latency_frames: int = 0
     net_late_clients: int = 0
+    battery_params: str = "{}"
 
     def with_overrides(self, **overrides: Any) -> EngineSettings:
         known = {f.name for f in fields(self)}

@@ -508,14 +508,16 @@ class Verdict:
     grader: GraderInfo | None = None
     settings_hash: str | None = None
     schema_version: int = VERDICT_SCHEMA
+    params: dict[str, Any] | None = None   # a parameterised task's values (battery/params.toml); None: it has none
 
     @classmethod
     def build(cls, *, task_id: str, task_hash: str, battery_hash: str, deliverable_hash: str, engine: EngineInfo,
-              grader: GraderInfo, settings_hash: str, levels: Levels) -> Verdict:
+              grader: GraderInfo, settings_hash: str, levels: Levels,
+              params: dict[str, Any] | None = None) -> Verdict:
         unsigned = cls(task_id=task_id, task_hash=task_hash, battery_hash=battery_hash,
                        deliverable_hash=deliverable_hash, engine=engine, levels=levels,
                        passed=bool(levels.L0.passed and levels.L2.passed), first_failed_level=levels.first_failed(),
-                       evidence_digest="", grader=grader, settings_hash=settings_hash)
+                       evidence_digest="", grader=grader, settings_hash=settings_hash, params=params)
         return replace(unsigned, evidence_digest=digest(unsigned._body()))
 
     def _body(self) -> dict[str, Any]:
@@ -531,6 +533,8 @@ class Verdict:
         if self.schema_version >= 2:
             out["grader"] = self.grader.to_json() if self.grader else None
             out["settings_hash"] = self.settings_hash
+            if self.params is not None:   # only a parameterised task's verdict has the key
+                out["params"] = self.params
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -576,4 +580,5 @@ class Verdict:
             evidence_digest=str(_get(data, "evidence_digest", str, where)),
             grader=GraderInfo(str(grader.get("version", "")), str(grader.get("build", ""))) if grader else None,
             settings_hash=_get(data, "settings_hash", str, where, None) if version >= 2 else None,
+            params=_get(data, "params", dict, where, None) if version >= 2 else None,
         )

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .tasks import Task, solution_folder, wrong_solution_names
+from .tasks import Task, solution_folder, workspace_folder, wrong_solution_names
 
 
 class DriverError(ValueError):
@@ -38,7 +38,7 @@ def copy_tree(src: Path, dst: Path) -> None:
 def _oracle(task: Task, _arg: str, _repetition: int) -> Path:
     if not task.paths.oracle.is_dir():
         raise DriverError(f"{task.paths.oracle}: the task has no oracle solution")
-    return task.paths.oracle
+    return solution_folder(task, "oracle")
 
 
 def _replay(_task: Task, arg: str, _repetition: int) -> Path:
@@ -117,12 +117,13 @@ def resolve_driver(spec: str) -> tuple[Driver, str]:
 
 
 def prepare_workspace(task: Task, workspace: Path, spec: str, repetition: int = 0) -> None:
-    """On this machine: a fresh copy of the task's workspace/, then the driver's folder on top."""
+    """On this machine: a fresh copy of the task's workspace/ (rendered with its parameters), then the driver's
+    folder on top."""
     driver, arg = resolve_driver(spec)
     if driver.where != "host":
         raise DriverError(f"{spec}: a real agent runs only in a container: add --sandbox docker")
     stage = driver.stage(task, arg, repetition)
     workspace.mkdir(parents=True, exist_ok=False)
-    copy_tree(task.paths.workspace, workspace)
+    copy_tree(workspace_folder(task), workspace)
     if stage is not None:
         copy_tree(stage, workspace)

@@ -41,10 +41,12 @@ from .tasks import (
     TaskError,
     battery_hash,
     dataset_hash,
+    edition_seed,
     load_suite,
     repository_suites,
     suite_dataset_hash,
     task_hash,
+    with_params_seed,
 )
 
 
@@ -68,6 +70,12 @@ def create(ledger: Ledger, name: str, suite: Suite, *, root_seed: int | None = N
     seed = derived_root_seed(name) if root_seed is None else root_seed
     edition_id = create_edition(ledger, name, facts, pins, seed, tasks=[task_facts(t) for t in suite.tasks])
     return edition_id, pins, seed
+
+
+def edition_tasks(ledger: Ledger, edition_id: int, tasks: Sequence[Task]) -> list[Task]:
+    """The tasks as the edition runs them: parameters drawn under its seed (edition_seed of its root seed)."""
+    seed = edition_seed(get_edition(ledger, edition_id).root_seed)
+    return [with_params_seed(t, seed) for t in tasks]
 
 
 def check(ledger: Ledger, edition: str | int, suite: Suite | None, profile_hashes: list[str | None]) -> int:
@@ -242,7 +250,8 @@ def edition_work(ledger: Ledger, ref: str | int) -> EditionWork:
         raise EditionFrozenError(f"edition {view.name!r} was published at {when}Z: it is frozen, nothing more is "
                                  f"recorded under it")
     suites = [load_source(str(s["source"])) for s in planned.suites]
-    tasks = {task_hash(t): t for s in suites for t in s.tasks}
+    seed = edition_seed(view.root_seed)
+    tasks = {task_hash(t): with_params_seed(t, seed) for s in suites for t in s.tasks}
     models = {str(m["label"]): ModelEntry.from_planned(m) for m in planned.models}
     return EditionWork(edition_id, view.name, planned, tasks, models, combined_dataset(suites).dataset_hash)
 

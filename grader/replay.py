@@ -16,7 +16,7 @@ from ledger import result as ledger_result
 
 from .deliverable import DeliverableError, Tree, max_archive_bytes
 from .pipeline import grade_tree
-from .tasks import Suite, Task, battery_hash, load_suite, repository_suites, task_hash
+from .tasks import Suite, Task, battery_hash, load_suite, repository_suites, task_hash, with_params
 
 HELD_OUT_ENV = "GRADER_HELDOUT_SUITES"
 
@@ -103,6 +103,8 @@ def replay(ledger: Ledger, prefix: str, held_out: tuple[Path, ...] = ()) -> Repl
     if current_battery != recorded.battery_hash:
         raise LedgerError(f"the battery of {task.qualified_id} has changed since the result was recorded "
                           f"({recorded.battery_hash[:12]} then, {current_battery[:12]} now)")
+    if recorded.params is not None or task.param_specs:   # graded with the values it was recorded under
+        task = with_params(task, recorded.params or {})
     try:
         tree = Tree.from_archive(load_artifact(ledger, view.artifact_hash).compressed, max_archive_bytes(task.limits))
     except DeliverableError as exc:

@@ -1,6 +1,11 @@
 """Battery self-tests: the oracle passes everything and is L1-clean, nop fails, each wrong solution (a patch
 against the oracle) fails exactly what solutions/expect.toml names, and every run of a solution gives the same
-digest, the engine started pre-booted and cold in turn (engine/_runner.py's start modes)."""
+digest, the engine started pre-booted and cold in turn (engine/_runner.py's start modes).
+
+A parameterised task (battery/params.toml) is certified under its default draw and under `draws - 1` more seeds
+(`validate-1`, ...): each time the oracle, nop and every wrong solution rendered with that draw's values; and the
+oracle of the default draw, handed in under another draw with different values, must fail ("memorised"): the
+battery reads its parameters, so an answer remembered from one edition does not pass the next."""
 
 from __future__ import annotations
 
@@ -15,7 +20,9 @@ from evidence import L2Result, digest
 from .drivers import prepare_workspace
 from .l1 import analyse
 from .levels import run_l2
-from .tasks import Task, TaskError, solution_folder, wrong_solution_names
+from .tasks import Task, TaskError, solution_folder, with_params_seed, wrong_solution_names
+
+DRAWS = 3   # parameter draws a parameterised task is certified under (the default one and two more)
 
 
 @dataclass
@@ -61,10 +68,40 @@ def _l2_digest(task: Task, deliverable: Path, start: str) -> tuple[L2Result, str
     return result, digest(result.to_json())
 
 
-def validate_task(task: Task, repeats: int = 2, wrong_repeats: int | None = None) -> TaskValidation:
+def validate_task(task: Task, repeats: int = 2, wrong_repeats: int | None = None,
+                  draws: int = DRAWS) -> TaskValidation:
     """Every solution `repeats` times, the engine started pre-booted and cold in turn, one digest required of each;
     `wrong_repeats` runs the wrong solutions fewer times (the tests' certification: the oracle and nop prove the
-    start modes agree, each wrong solution that it fails what it declares)."""
+    start modes agree, each wrong solution that it fails what it declares).  A parameterised task: the same under
+    each of `draws` draws (the extra ones once per solution), and the memorised check (module docstring)."""
+    checks = _validate_draw(task, repeats, wrong_repeats, "")
+    for k in range(1, draws if task.param_specs else 1):
+        seed = f"validate-{k}"
+        drawn = with_params_seed(task, seed)
+        checks += _validate_draw(drawn, 1, 1, f" @{seed}")
+        checks.append(_memorised(task, drawn, seed))
+    return TaskValidation(task.qualified_id, checks)
+
+
+def _memorised(task: Task, drawn: Task, seed: str) -> SolutionCheck:
+    """The oracle of `task`'s draw handed in under `drawn`'s values must fail L2 (when they differ)."""
+    check = SolutionCheck(f"memorised @{seed}", True)
+    if drawn.params == task.params:
+        check.problems.append(f"draw {seed} gives the default draw's values ({task.params}): draw another seed")
+    else:
+        with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
+            workspace = Path(tmp) / "memorised"
+            prepare_workspace(task, workspace, f"replay:{solution_folder(task, 'oracle')}")
+            result, d = _l2_digest(drawn, workspace, START_MODES[0])
+            check.digests = [d]
+            if result.passed:
+                check.problems.append(f"the oracle written for {task.params} passes under {drawn.params}: the "
+                                      f"battery does not check what its parameters change")
+    check.ok = not check.problems
+    return check
+
+
+def _validate_draw(task: Task, repeats: int, wrong_repeats: int | None, suffix: str) -> list[SolutionCheck]:
     expectations = _expectations(task)
     checks: list[SolutionCheck] = []
     with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
@@ -74,7 +111,7 @@ def validate_task(task: Task, repeats: int = 2, wrong_repeats: int | None = None
         for label, spec, must_fail in cases:
             workspace = Path(tmp) / label
             prepare_workspace(task, workspace, spec)
-            check = SolutionCheck(label, True)
+            check = SolutionCheck(label + suffix, True)
             times = repeats if must_fail is None or wrong_repeats is None else wrong_repeats
             runs = [_l2_digest(task, workspace, START_MODES[i % len(START_MODES)]) for i in range(times)]
             check.digests = [d for _, d in runs]
@@ -98,4 +135,4 @@ def validate_task(task: Task, repeats: int = 2, wrong_repeats: int | None = None
                     check.problems.append(f"fails {sorted(failed)}, expected exactly {sorted(must_fail)}")
             check.ok = not check.problems
             checks.append(check)
-    return TaskValidation(task.qualified_id, checks)
+    return checks

@@ -14,7 +14,7 @@ from evidence import EngineInfo, GraderInfo, Levels, Verdict
 from ._settings import settings_hash
 from ._version import GRADER_VERSION, grader_build
 from .levels import engine_settings
-from .tasks import Task
+from .tasks import Task, param_values
 
 
 def engine_info() -> EngineInfo:
@@ -33,4 +33,5 @@ def task_settings_hash(task: Task) -> str:
 def build_verdict(*, task: Task, task_hash: str, battery_hash: str, deliverable_hash: str, levels: Levels) -> Verdict:
     return Verdict.build(task_id=task.qualified_id, task_hash=task_hash, battery_hash=battery_hash,
                          deliverable_hash=deliverable_hash, engine=engine_info(), grader=grader_info(),
-                         settings_hash=task_settings_hash(task), levels=levels)
+                         settings_hash=task_settings_hash(task), levels=levels,
+                         params=param_values(task) if task.param_specs else None)

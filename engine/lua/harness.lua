@@ -310,6 +310,16 @@ function h.missing_api()
   return out
 end
 function h.screen() return E.host.config.screen_width, E.host.config.screen_height end
+
+-- The task's parameter values (battery/params.toml, drawn per edition: docs/tasks.md), a fresh copy per call, so a
+-- battery that changes its copy changes nothing else.
+local function copy_plain(v)
+  if type(v) ~= "table" then return v end
+  local out = {}
+  for k, x in pairs(v) do out[k] = copy_plain(x) end
+  return out
+end
+function h.params() return copy_plain(E.host.config.battery_params) end
 -- The game's file at `path`, named as the game names it (relative to its folder, or "/user/..." for its user
 -- folders): what the game wrote there during the run, else the deliverable's own file; nil when there is none.
 -- Nothing goes to the game's log (a File opened on a missing file logs an error there).

@@ -54,19 +54,27 @@ def _finish(result: GradeResult, result_hash: str | None, ledger: Any, as_json: 
 @click.argument("deliverable", type=click.Path(path_type=Path))
 @click.option("--in-container", "in_container", is_flag=True,
               help="run L0-L2 in a fresh container that sees only the task and the deliverable, read-only")
+@click.option("--params-seed", "params_seed", default=None, metavar="SEED",
+              help="a parameterised task: grade under the values SEED draws (default: 'default'; docs/tasks.md)")
 @database_option
 @record_option
 @json_option
 @handle_errors
-def grade(task_ref: str, deliverable: Path, in_container: bool, database: str | None, no_record: bool,
-          as_json: bool) -> None:
+def grade(task_ref: str, deliverable: Path, in_container: bool, params_seed: str | None, database: str | None,
+          no_record: bool, as_json: bool) -> None:
     from grader.lifecycle import Filled
     from grader.pipeline import grade as run_grade
     from grader.recording import record_graded
+    from grader.tasks import with_params_seed
 
     task = find_task(task_ref)
+    if params_seed is not None:
+        task = with_params_seed(task, params_seed)
     if not deliverable.is_dir() or deliverable.is_symlink():
         raise TaskError(f"{deliverable}: the deliverable must be a folder")
+    if task.param_specs and deliverable.resolve() == task.paths.oracle.resolve():
+        click.echo(f"Warning: {deliverable} is the oracle as written, with {{{{params.*}}}} placeholders: "
+                   f"`grader tasks solution {task.qualified_id} oracle` gives it rendered", err=True)
     ledger = None if no_record else open_ledger(database)
     if in_container:
         from grader.grading_container import grade_in_container
@@ -135,6 +143,7 @@ def _prepare(agents: list[str], sandbox: str, gateway: str | None, pass_env: tup
 def attempt(task_ref: str, agent: str, runs_dir: Path, infra_retries: int | None, sandbox: str, gateway: str | None,
             pass_env: tuple[str, ...], edition: str | None, database: str | None, no_record: bool,
             as_json: bool) -> None:
+    from grader import editions
     from grader.lifecycle import AttemptPaths, run_attempts
     from grader.replay import suite_of
 
@@ -143,6 +152,8 @@ def attempt(task_ref: str, agent: str, runs_dir: Path, infra_retries: int | None
     ledger = None if no_record else open_ledger(database)
     prepared, edition_id = _prepare([agent], sandbox, gateway, pass_env, edition, ledger,
                                     suite_of(task) if edition is not None else None)
+    if edition_id is not None and ledger is not None:
+        (task,) = editions.edition_tasks(ledger, edition_id, [task])
     run = run_attempts([task], prepared, runs_dir, ledger=ledger, edition_id=edition_id,
                        infra_retries=infra_retries)
     if run.interrupted:
@@ -234,6 +245,7 @@ class _Reporter:
 def run_suite(suite: str, agents: tuple[str, ...], repetitions: int, sandbox: str, gateway: str | None,
               pass_env: tuple[str, ...], edition: str | None, runs_dir: Path, infra_retries: int | None,
               grade_in_container: bool, database: str | None, no_record: bool, as_json: bool) -> None:
+    from grader import editions
     from grader.lifecycle import run_attempts
 
     chosen = _suite(suite)
@@ -244,6 +256,8 @@ def run_suite(suite: str, agents: tuple[str, ...], repetitions: int, sandbox: st
     ledger = None if no_record else open_ledger(database)
     prepared, edition_id = _prepare(list(agents), sandbox, gateway, pass_env, edition, ledger, chosen)
     tasks: list[Task] = list(chosen.tasks)
+    if edition_id is not None and ledger is not None:
+        tasks = editions.edition_tasks(ledger, edition_id, tasks)
     total = len(tasks) * len(prepared) * repetitions
     if not as_json:
         click.echo(f"grading {len(tasks)} tasks of {chosen.name} {chosen.version} with {', '.join(agents)} "

@@ -17,8 +17,12 @@ from grader.tasks import (
     battery_hash,
     dataset_hash,
     find_task,
+    param_values,
+    prompt_text,
     repository_suites,
+    solution_folder,
     task_hash,
+    with_params_seed,
     wrong_solution_names,
 )
 
@@ -44,14 +48,15 @@ def suite_markdown(suite: Suite) -> str:
              "tests/test_docs.py checks it is current -->", "",
              f"{len(suite.tasks)} tasks. Requirements: *completeness* ones check what the prompt states, *richness* "
              "ones what a careful implementation gets right unasked (docs/tasks.md).", "",
-             "| task | title | category | tier | capabilities | completeness | richness | wrong solutions |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| task | title | category | tier | capabilities | completeness | richness | wrong solutions | "
+             "parameters |",
+             "|---|---|---|---|---|---|---|---|---|"]
     order = {"easy": 0, "medium": 1, "hard": 2}
     for task in sorted(suite.tasks, key=lambda t: (t.category, order.get(t.difficulty.value, 3), t.id)):
         reqs = task_row(task)["requirements"]
         lines.append(f"| `{task.id}` | {task.title} | {task.category} | {task.difficulty.value} | "
                      f"{', '.join(task.capabilities)} | {reqs['completeness']} | {reqs['richness']} | "
-                     f"{len(wrong_solution_names(task))} |")
+                     f"{len(wrong_solution_names(task))} | {', '.join(p.name for p in task.param_specs)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -82,21 +87,53 @@ def tasks_list(suite: str | None, markdown: bool, as_json: bool) -> None:
     console.print(table)
 
 
-@tasks.command("show", help="Show one task: metadata, limits, requirements, hashes.")
+SEED_OPTION = click.option(
+    "--params-seed", "params_seed", default=None, metavar="SEED",
+    help="draw a parameterised task's values under SEED (default: 'default'; an edition's is 'edition-<root "
+         "seed>')")
+
+
+def _seeded(task_ref: str, params_seed: str | None) -> Task:
+    task = find_task(task_ref)
+    return with_params_seed(task, params_seed) if params_seed is not None else task
+
+
+@tasks.command("show", help="Show one task: metadata, limits, requirements, hashes, parameter values.")
 @click.argument("task_ref")
+@SEED_OPTION
 @json_option
 @handle_errors
-def tasks_show(task_ref: str, as_json: bool) -> None:
-    task = find_task(task_ref)
+def tasks_show(task_ref: str, params_seed: str | None, as_json: bool) -> None:
+    task = _seeded(task_ref, params_seed)
     data = task_row(task) | {
         "entry": task.entry, "required": list(task.required), "limits": task.limits.as_dict(),
         "screen": task.screen.__dict__, "network": task.network.__dict__, "task_hash": task_hash(task),
         "battery_hash": battery_hash(task, API_VERSION)}
+    if task.param_specs:
+        data |= {"params_seed": task.params_seed, "params": param_values(task)}
     if as_json:
         emit(data)
         return
     for key, value in data.items():
         console.print(f"[bold]{key}[/]: {value}", markup=True, highlight=False)
+
+
+@tasks.command("prompt", help="Print a task's prompt as the agent reads it (parameters rendered).")
+@click.argument("task_ref")
+@SEED_OPTION
+@handle_errors
+def tasks_prompt(task_ref: str, params_seed: str | None) -> None:
+    click.echo(prompt_text(_seeded(task_ref, params_seed)), nl=False)
+
+
+@tasks.command("solution", help="Print the folder of a task's solution (oracle or a wrong-* one) as graded: a wrong "
+               "one built from the oracle and its patch, both rendered with a parameterised task's values.")
+@click.argument("task_ref")
+@click.argument("name")
+@SEED_OPTION
+@handle_errors
+def tasks_solution(task_ref: str, name: str, params_seed: str | None) -> None:
+    click.echo(str(solution_folder(_seeded(task_ref, params_seed), name)))
 
 
 @tasks.command("hash", help="task_hash and battery_hash of every task, and each suite's dataset_hash.")
@@ -126,9 +163,12 @@ def tasks_hash(suite: str | None, as_json: bool) -> None:
 @click.argument("ref", required=False)
 @click.option("--repeats", type=click.IntRange(1, 20), default=2, show_default=True,
               help="runs per solution, the engine started pre-booted and cold in turn (digests must agree)")
+@click.option("--draws", type=click.IntRange(1, 20), default=3, show_default=True,
+              help="parameter draws a parameterised task is certified under (the default one, then seeds "
+                   "validate-1, ...: each solution once, and the default draw's oracle must fail the others)")
 @json_option
 @handle_errors
-def tasks_validate(ref: str | None, repeats: int, as_json: bool) -> None:
+def tasks_validate(ref: str | None, repeats: int, draws: int, as_json: bool) -> None:
     from grader.validate import validate_task
 
     if ref is not None and (Path(ref) / "task.toml").is_file():
@@ -143,7 +183,7 @@ def tasks_validate(ref: str | None, repeats: int, as_json: bool) -> None:
             selected = [find_task(ref, suites)]
     results = []
     for task in selected:
-        result = validate_task(task, repeats)
+        result = validate_task(task, repeats, draws=draws)
         results.append(result)
         if not as_json:
             for s in result.solutions:

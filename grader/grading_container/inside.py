@@ -9,7 +9,8 @@ subprocess, inside the Lua sandbox) and into the evidence, never to /out.
 
 With --wait the container is started before its job is known (grader/grading_container/pool.py): it imports the
 grader, starts the L1 language server and boots the engine, then waits for the host to stage the job in /job, a
-read-only mount: the task at /job/suite/<TASK_ID> (with its suite.toml), the deliverable at /job/deliverable, and
+read-only mount: the task at /job/suite/<TASK_ID> (with its suite.toml and, for a parameterised task, its values in
+params.json beside it), the deliverable at /job/deliverable, and
 last /job/ready holding TASK_ID, then a byte into the FIFO /job/wake, which wakes the waiting grader at once (no
 polling).  One container grades one job, then exits, as a fresh one does.
 """
@@ -28,6 +29,7 @@ DELIVERABLE = Path("/deliverable")
 JOB = Path("/job")
 OUT = Path("/out")
 VERDICT_NAME = "verdict.json"
+PARAMS_NAME = "params.json"   # beside suite.toml: a parameterised task's values (JSON), which the grade uses
 READY_NAME = "ready"
 WAKE_NAME = "wake"   # a FIFO the host made in /job: it writes a byte once /job/ready is there
 WAIT_SECONDS = 900.0   # a warm container nobody gives a job to ends by itself
@@ -90,9 +92,11 @@ def main(argv: list[str]) -> int:
         print("usage: python3 -m grader.grading_container.inside TASK_ID | --wait", file=sys.stderr)
         return 2
     from grader.pipeline import grade
-    from grader.tasks import find_task
+    from grader.tasks import find_task, with_params
 
     task = find_task(str(suite / task_id))
+    if (suite / PARAMS_NAME).is_file():
+        task = with_params(task, json.loads((suite / PARAMS_NAME).read_text(encoding="utf-8")))
     result = grade(task, deliverable)
     data = json.dumps({"verdict": result.verdict.to_json(), "timings": result.timings}, sort_keys=True).encode()
     fd = os.open(OUT / f".{VERDICT_NAME}", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)

@@ -30,11 +30,11 @@ from grader._containers import (
 )
 from grader.deliverable import scan
 from grader.pipeline import GradeResult
-from grader.tasks import Task, battery_hash, task_hash
+from grader.tasks import Task, battery_hash, param_values, task_hash
 from grader.verdict import engine_info, grader_info, task_settings_hash
 
 from .image import GRADER_UID, SCRATCH, grader_image
-from .inside import VERDICT_NAME
+from .inside import PARAMS_NAME, VERDICT_NAME
 
 LABEL_GRADING = "grader.grading"
 MAX_VERDICT_BYTES = 64 << 20
@@ -62,7 +62,7 @@ def expected_verdict(task: Task, deliverable: Path) -> Expected:
     return Expected(artifact, {
         "task_id": task.qualified_id, "task_hash": task_hash(task), "battery_hash": battery_hash(task, API_VERSION),
         "deliverable_hash": artifact.hash, "engine": engine_info(), "grader": grader_info(),
-        "settings_hash": task_settings_hash(task)})
+        "settings_hash": task_settings_hash(task), "params": param_values(task) if task.param_specs else None})
 
 
 def check_verdict(task: Task, deliverable: Path, data: bytes, expected: Expected | None = None) -> GradeResult:
@@ -103,12 +103,15 @@ def read_verdict(out: Path) -> bytes | None:
 
 
 def stage_task(task: Task, staging: Path) -> Path:
-    """/suite: the suite's suite.toml and a copy of the task folder without solutions/."""
+    """/suite: the suite's suite.toml, a copy of the task folder without solutions/ and, for a parameterised task,
+    its values (PARAMS_NAME: the container grades with them; the host checks its verdict says so)."""
     suite = staging / "suite"
     suite.mkdir(mode=0o755)
     suite_toml = task.paths.root.parent / "suite.toml"
     if suite_toml.is_file():
         shutil.copyfile(suite_toml, suite / "suite.toml")
+    if task.param_specs:
+        (suite / PARAMS_NAME).write_text(task.params, encoding="utf-8")
     shutil.copytree(task.paths.root, suite / task.paths.root.name, symlinks=True,
                     ignore=lambda d, names: ["solutions"] if Path(d) == task.paths.root else [])
     for p in [suite, *suite.rglob("*")]:

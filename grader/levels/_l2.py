@@ -25,12 +25,12 @@ def engine_settings(task: Task) -> EngineSettings:
         sim_seconds_limit=task.limits.l2_sim_seconds, screen_width=task.screen.width,
         screen_height=task.screen.height, dpr=task.screen.dpr, services=task.services,
         net_clients=task.network.clients, net_latency_frames=task.network.latency_frames,
-        net_late_clients=task.network.late_clients)
+        net_late_clients=task.network.late_clients, battery_params=task.params)
 
 
 # the settings a task decides; the rest stay the engine's defaults (engine_settings has them all)
 TASK_SETTINGS = ("memory_limit", "wall_seconds", "sim_seconds_limit", "screen_width", "screen_height", "dpr",
-                 "services", "net_clients", "net_latency_frames", "net_late_clients")
+                 "services", "net_clients", "net_latency_frames", "net_late_clients", "battery_params")
 LOWERABLE_LIMITS = ("instruction_budget", "memory_limit")
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from grader.drivers import DriverError, copy_tree, resolve_driver
 from grader.models_file import ModelEntry, load_model
-from grader.tasks import Task
+from grader.tasks import Task, prompt_file, workspace_folder
 
 from .agent import AgentConfig, AgentConfigError, ModelInfo, check_env_names, load_agent_config, passed_environment
 from .backend import ImageVolumesError, Limits, Profile, SandboxError, SandboxResult, default_profile, run_in_sandbox
@@ -122,9 +122,9 @@ def run_driver(task: Task, workspace: Path, spec: str | AgentSetup, *, profile: 
     driver, arg = resolve_driver(setup.spec if setup else str(spec))
     stage = driver.stage(task, arg, repetition)
     workspace.mkdir(parents=True, exist_ok=False)
-    copy_tree(task.paths.workspace, workspace)
+    copy_tree(workspace_folder(task), workspace)
     own = list(setup.command) if setup and setup.command else (COPY_STAGE if stage else NOTHING)
-    return run_in_sandbox(workspace, command or own, prompt=task.paths.prompt, stage=stage,
+    return run_in_sandbox(workspace, command or own, prompt=prompt_file(task), stage=stage,
                           time_limit=time_limit if time_limit is not None else task.limits.agent_seconds,
                           profile=profile or (setup.profile if setup else None), attempt_id=attempt_id,
                           docker_client=docker_client, environment=setup.environment if setup else None)

@@ -14,6 +14,7 @@ from grader._errors import TaskError
 from grader._settings import TASK_LIMITS
 
 from ._model import Difficulty, Limits, Network, RequirementSpec, Screen, Suite, Task, TaskPaths, Visibility
+from ._params import DEFAULT_SEED, check_placeholders, load_params, with_params_seed
 
 REPO_BATTERIES = Path(__file__).resolve().parents[2] / "batteries"
 _TASK_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
@@ -183,7 +184,7 @@ def load_task(root: Path, suite: str = "", heldout: bool = False) -> Task:
     if not paths.prompt.is_file():
         raise TaskError(f"{paths.prompt}: missing")
     try:
-        paths.prompt.read_text(encoding="utf-8")
+        prompt = paths.prompt.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise TaskError(f"{paths.prompt}: not UTF-8") from None
     if not paths.workspace.is_dir():
@@ -197,12 +198,14 @@ def load_task(root: Path, suite: str = "", heldout: bool = False) -> Task:
             services = services_setting(_read_toml(paths.platform))
         except ServicesError as exc:
             raise TaskError(f"{paths.platform}: {exc}") from None
-    return Task(
+    task = Task(
         id=task_id, title=title, category=category, difficulty=difficulty,
         capabilities=tuple(sorted(set(capabilities))), entry=entry, required=tuple(required), limits=limits,
         screen=screen, paths=paths, suite=suite, services=services, requirements=requirements, heldout=heldout,
-        network=network,
+        network=network, param_specs=load_params(paths.params),
     )
+    check_placeholders(prompt, task, str(paths.prompt))
+    return with_params_seed(task, DEFAULT_SEED)
 
 
 def load_suite(root: Path) -> Suite:

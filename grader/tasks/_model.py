@@ -6,10 +6,13 @@ import functools
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evidence import HELD_OUT_PREFIX, Layer
 from grader._settings import TASK_LIMITS, default
+
+if TYPE_CHECKING:
+    from ._params import ParamSpec
 
 
 class Difficulty(StrEnum):
@@ -34,6 +37,7 @@ class TaskPaths:
       battery/        main.lua and data: the grading surface, never shown to the agent
         requirements.toml  the battery's requirement manifest: id, layer, capabilities, description
         platform.toml   optional: the platform-service fakes' world (docs/platform.md)
+        params.toml     optional: the task's parameters, drawn per seed (grader/tasks/_params.py)
       solutions/      oracle/, wrong-*.patch (against oracle/), expect.toml: the battery's own tests
     """
 
@@ -66,6 +70,10 @@ class TaskPaths:
     @property
     def platform(self) -> Path:
         return self.battery / "platform.toml"
+
+    @property
+    def params(self) -> Path:
+        return self.battery / "params.toml"
 
     @property
     def solutions(self) -> Path:
@@ -149,6 +157,9 @@ class Task:
     network: Network = Network()   # task.toml [network]: the engine's net_clients and net_latency_frames
     requirements: tuple[RequirementSpec, ...] = ()   # battery/requirements.toml, in file order
     heldout: bool = False  # of a held-out suite: known outside its folder only by its hash (qualified_id)
+    param_specs: tuple[ParamSpec, ...] = ()   # battery/params.toml, in file order
+    params: str = "{}"     # the drawn values, canonical JSON: the engine's battery_params setting
+    params_seed: str | None = None   # what drew them (None: given, e.g. by a recorded verdict)
 
     @functools.cached_property
     def qualified_id(self) -> str:

@@ -23,6 +23,7 @@ from grader.private_cache import private_cache_dir
 
 from ._hash import tree_digest
 from ._model import Task
+from ._params import rendered_folder
 
 PATCH_SUFFIX = ".patch"
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -155,7 +156,14 @@ def _cache_root() -> Path:
 
 
 def solution_folder(task: Task, name: str) -> Path:
-    """The folder of the task's solution `name`: "oracle", or a wrong one made from the oracle and its patch."""
+    """The folder of the task's solution `name`: "oracle", or a wrong one made from the oracle and its patch;
+    rendered with the task's parameter values when it has any (grader/tasks/_params.py)."""
+    label = f"{task.paths.solutions}/{name}"
+    return rendered_folder(task, _template_folder(task, name), label)
+
+
+def _template_folder(task: Task, name: str) -> Path:
+    """The solution as written: the oracle, or a wrong one made from it and its patch."""
     oracle = task.paths.oracle
     if name == "oracle":
         return oracle

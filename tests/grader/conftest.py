@@ -102,6 +102,50 @@ def make_task(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
+# A parameterised task (battery/params.toml): test_params.py and the container tests use it.
+PARAMS_TOML = """
+[x]
+kind = "int"
+min = 2
+max = 9
+
+[label]
+kind = "choice"
+values = ["north", "south", "east", "west"]
+"""
+PARAM_BATTERY = """
+local P = harness.params()
+harness.start()
+harness.run(0.5)
+local box = harness.find("Box")
+requirement("R1", function(check)
+  check.truthy("a node named Box exists", box)
+  check.near("Box is at x = " .. P.x, box and box.world_position.x, P.x, 1e-6)
+  check.equal("Box is tagged", box and box:var("Label"), P.label)
+end)
+"""
+PARAM_ORACLE = """function Start()
+  local scene = Scene()
+  local box = scene:CreateChild("Box")
+  box.position = Vector3({{params.x|lua}}, 0, 0)
+  box:SetVar("Label", Variant({{params.label|lua}}))
+end
+"""
+
+
+@pytest.fixture
+def param_task(make_task: Callable[..., Path]) -> Path:
+    """The tiny task with two parameters: where the Box goes and the label it carries."""
+    root = make_task(name="tinyp", battery=PARAM_BATTERY)
+    (root / "battery" / "params.toml").write_text(PARAMS_TOML)
+    (root / "prompt.md").write_text("Make a Box at x = {{params.x}} whose Label variable is {{params.label}}.\n")
+    (root / "workspace" / "notes.txt").write_text("target x: {{params.x}}\n")
+    (root / "solutions" / "oracle" / "scripts" / "main.lua").write_text(PARAM_ORACLE)
+    wrong = PARAM_ORACLE.replace("Vector3({{params.x|lua}}, 0, 0)", "Vector3({{params.x|lua}} + 1, 0, 0)")
+    (root / "solutions" / "wrong-x.patch").write_text(solution_patch(PARAM_ORACLE, wrong))
+    return root
+
+
 # Docker, shared by the test_sandbox_* modules: the client (module scope) and the check that a test left no
 # container or network behind (modules opt in with `pytestmark = pytest.mark.usefixtures("no_leftovers")`).
 def connect_docker() -> Any:

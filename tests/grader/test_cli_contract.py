@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.tasks import load_suite
+from grader.tasks import find_task, load_suite, solution_folder
 
 ROOT = Path(__file__).resolve().parents[2]
-ORACLE = ROOT / "batteries/public/coin-collector/solutions/oracle"
+ORACLE = solution_folder(find_task("public/coin-collector"), "oracle")   # rendered with its parameters
 
 
 def grader(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -392,7 +392,7 @@ def test_the_scripted_baselines_hand_in_the_oracle_or_a_wrong_solution_drawn_per
         picks = [driver.stage(task, arg, rep) for task in tasks for rep in range(40)]
         assert picks == [driver.stage(task, arg, rep) for task in tasks for rep in range(40)]
         wrong = {solution_folder(task, name) for task in tasks for name in wrong_solution_names(task)}
-        assert set(picks) <= wrong | {task.paths.oracle for task in tasks}
+        assert set(picks) <= wrong | {solution_folder(task, "oracle") for task in tasks}
         assert len(set(picks) & wrong) > 4, "several wrong solutions, failing different requirements"
         rates[profile] = sum(p.name == "oracle" for p in picks) / len(picks)
     assert 0.6 < rates["steady"] < 0.9 and 0.3 < rates["erratic"] < 0.6 and 0.05 < rates["careless"] < 0.35

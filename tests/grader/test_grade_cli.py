@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from evidence import Verdict
+from grader.tasks import find_task, solution_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTERS = ["scene-solar-system", "move-with-keys", "coin-collector"]
@@ -71,7 +72,8 @@ def test_attempt_with_the_oracle_driver_writes_a_verdict(tmp_path: Path) -> None
 def test_verdict_digests_are_identical_across_fresh_processes(task: str) -> None:
     digests = set()
     for _ in range(5):
-        proc = grader_cli("grade", f"public/{task}", f"batteries/public/{task}/solutions/oracle", "--json")
+        oracle = solution_folder(find_task(f"public/{task}"), "oracle")   # rendered, for a parameterised task
+        proc = grader_cli("grade", f"public/{task}", str(oracle), "--json")
         assert proc.returncode == 0, proc.stderr
         digests.add(json.loads(proc.stdout)["verdict"]["evidence_digest"])
     assert len(digests) == 1

@@ -54,6 +54,24 @@ def test_the_container_gives_the_hosts_verdicts(docker_client: Any, make_task: C
         assert out["result_hash"] and "container" in out["timings"]
 
 
+def test_a_parameterised_task_is_graded_in_the_container_with_the_hosts_values(
+        docker_client: Any, param_task: Path) -> None:
+    """The container loads the task with the default draw; the values it must grade with come staged beside it,
+    and the host refuses a verdict under any other values (settings hash, params)."""
+    from grader.grading_container import GradingPool, grade_in_container
+    from grader.tasks import with_params_seed
+
+    default = find_task(str(param_task))
+    task = next(t for t in (with_params_seed(default, f"edition-{k}") for k in range(20)) if t.params != default.params)
+    oracle = solution_folder(task, "oracle")
+    fresh = grade_in_container(task, oracle, docker_client=docker_client)
+    assert fresh.verdict == grade(task, oracle).verdict and fresh.verdict.passed
+    assert fresh.verdict.params == json.loads(task.params)
+    with GradingPool(docker_client) as pool:   # a warm container's job carries them the same way
+        pooled = pool.grade(task, solution_folder(task, "wrong-x"))
+    assert pooled.verdict == grade(task, solution_folder(task, "wrong-x")).verdict and not pooled.verdict.passed
+
+
 ISOLATION = r"""
 import os, socket
 print("uid", os.getuid(), "caps", [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")])

@@ -35,7 +35,7 @@ def record(store: Ledger, task: Task, result: GradeResult, deliverable: Path, dr
 
 def _solutions(task_id: str) -> list[Path]:
     task = find_task(f"public/{task_id}")
-    return [task.paths.oracle, *(solution_folder(task, name) for name in wrong_solution_names(task))]
+    return [solution_folder(task, "oracle"), *(solution_folder(task, name) for name in wrong_solution_names(task))]
 
 
 @pytest.mark.parametrize("task_id", STARTERS)
@@ -89,7 +89,7 @@ def test_cli_records_shows_corrects_and_replays(ledger_url: str, tmp_path: Path)
         return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True,
                               cwd=tmp_path, env=env, check=False)
 
-    proc = cli("grade", "public/coin-collector", str(ROOT / "batteries/public/coin-collector/solutions/oracle"),
+    proc = cli("grade", "public/coin-collector", str(solution_folder(find_task("public/coin-collector"), "oracle")),
                "--json")
     assert proc.returncode == 0, proc.stderr
     result_hash = json.loads(proc.stdout)["result_hash"]
@@ -104,6 +104,6 @@ def test_cli_records_shows_corrects_and_replays(ledger_url: str, tmp_path: Path)
     assert cli("ledger", "verify").returncode == 0
     proc = cli("show", "0000000000")
     assert proc.returncode == 2 and proc.stderr.startswith("Error: no result")
-    proc = cli("grade", "public/coin-collector", str(ROOT / "batteries/public/coin-collector/solutions/oracle"),
+    proc = cli("grade", "public/coin-collector", str(solution_folder(find_task("public/coin-collector"), "oracle")),
                "--json", "--no-record")
     assert json.loads(proc.stdout)["result_hash"] is None

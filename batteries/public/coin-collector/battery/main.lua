@@ -1,13 +1,19 @@
 -- Battery for coin-collector: drives the player along a fixed path with the keys and checks pickups,
--- score (node var and UI text), coin removal and the win state.
+-- score (node var and UI text), coin removal and the win state.  Parameterised (params.toml): the pickup radius
+-- and the coin's value are drawn per edition and stated in the prompt.
 --
--- Path (5 units/s, 1/60 s frames): D 48 frames -> (4, 0.5, 0) taking Coin1 (checked either side of the
--- 1-unit radius), W 60 -> (4, 0.5, 5) Coin2, LEFT 84 -> (-3, 0.5, 5) Coin3, S 108 -> (-3, 0.5, -4): Coin4
--- and Coin5 sit 0.6 either side of that line, so both come within 1 unit in the same frame (z = -3.25).
+-- Path (5 units/s, 1/60 s frames): D 48 frames -> (4, 0.5, 0) taking Coin1 (checked a twelfth of a unit either
+-- side of the pickup radius), W 60 -> (4, 0.5, 5) Coin2, LEFT 84 -> (-3, 0.5, 5) Coin3, S 108 -> (-3, 0.5, -4):
+-- Coin4 and Coin5 sit 0.6 either side of that line, so both come within the radius in the same frame.
 local h = harness
 local abs, sqrt, fmt = math.abs, math.sqrt, string.format
 
 local WALK_TOL = 0.09     -- one frame of motion at 5 units/s
+local P = h.params()
+local RADIUS, VALUE = P.pickup_radius, P.coin_value
+-- frames of D before the player is a twelfth of a unit (one frame) outside Coin1's radius: the radius is a
+-- multiple of 0.25, so (4 - RADIUS) * 12 frames end exactly on it
+local NEAR_FRAMES = math.tointeger((4 - RADIUS) * 12) - 1
 local COINS = {
   {name = "Coin1", x = 4, y = 0.5, z = 0}, {name = "Coin2", x = 4, y = 0.5, z = 5},
   {name = "Coin3", x = -3, y = 0.5, z = 5}, {name = "Coin4", x = -3.6, y = 0.5, z = -4},
@@ -71,11 +77,11 @@ snaps.idle = snapshot("after 0.5 s without input")
 
 -- leg 1: D, with a stop either side of Coin1's radius
 h.key_down(KEY_D)
-h.run_frames(35)
-snaps.near1 = snapshot("1.08 units from Coin1")
+h.run_frames(NEAR_FRAMES)
+snaps.near1 = snapshot(fmt("%.3f units from Coin1", RADIUS + 1 / 12))
 h.run_frames(2)
-snaps.got1 = snapshot("0.92 units from Coin1")
-h.run_frames(11)
+snaps.got1 = snapshot(fmt("%.3f units from Coin1", RADIUS - 1 / 12))
+h.run_frames(48 - NEAR_FRAMES - 2)
 h.key_up(KEY_D)
 h.run_frames(1)
 snaps.leg1 = snapshot("after D (Coin1)")
@@ -152,16 +158,17 @@ requirement("R2", function(check)
 end)
 
 requirement("R3", function(check)
-  check.at(snaps.near1.frame).equal("1.08 units from Coin1: not collected yet (Score)", snaps.near1.score, 0)
-  check.at(snaps.got1.frame).equal("0.92 units from Coin1: collected (Score)", snaps.got1.score, 10)
+  check.at(snaps.near1.frame).equal(snaps.near1.label .. ": not collected yet (Score)", snaps.near1.score, 0)
+  check.at(snaps.got1.frame).equal(snaps.got1.label .. ": collected (Score)", snaps.got1.score, VALUE)
 end)
 
 requirement("R4", function(check)
   local expect = {
-    {snap = snaps.leg1, gone = {Coin1 = true}, score = 10},
-    {snap = snaps["after W (Coin2)"], gone = {Coin1 = true, Coin2 = true}, score = 20},
-    {snap = snaps["after LEFT (Coin3)"], gone = {Coin1 = true, Coin2 = true, Coin3 = true}, score = 30},
-    {snap = snaps.leg4, gone = {Coin1 = true, Coin2 = true, Coin3 = true, Coin4 = true, Coin5 = true}, score = 50},
+    {snap = snaps.leg1, gone = {Coin1 = true}, score = VALUE},
+    {snap = snaps["after W (Coin2)"], gone = {Coin1 = true, Coin2 = true}, score = 2 * VALUE},
+    {snap = snaps["after LEFT (Coin3)"], gone = {Coin1 = true, Coin2 = true, Coin3 = true}, score = 3 * VALUE},
+    {snap = snaps.leg4, gone = {Coin1 = true, Coin2 = true, Coin3 = true, Coin4 = true, Coin5 = true},
+     score = 5 * VALUE},
   }
   for _, e in ipairs(expect) do
     local at = check.at(e.snap.frame)
@@ -197,7 +204,7 @@ requirement("R6", function(check)
   local after = snaps["after walking on after the win"]
   local at = check.at(after.frame)
   at.equal(after.label .. ": Won is still true", after.won, true)
-  at.equal(after.label .. ": Score is still 50", after.score, 50)
+  at.equal(after.label .. ": Score is still " .. 5 * VALUE, after.score, 5 * VALUE)
   at.equal(after.label .. ": WinText", after.win_text, "You win!")
 end)
 
@@ -205,11 +212,12 @@ end)
 requirement("R7", function(check)
   local jump, prev = nil, snaps["after LEFT (Coin3)"].score
   for i, t in ipairs(trace) do
-    if type(t.score) == "number" and type(prev) == "number" and t.score - prev >= 20 then jump = i end
+    if type(t.score) == "number" and type(prev) == "number" and t.score - prev >= 2 * VALUE then jump = i end
     prev = t.score
   end
-  check.at(trace[jump or #trace].frame).truthy("a single frame in which the score rises by 20", jump ~= nil)
-  check.at(trace[#trace].frame).equal("score after the twin pickup", trace[#trace].score, 50)
+  check.at(trace[jump or #trace].frame).truthy("a single frame in which the score rises by " .. 2 * VALUE,
+    jump ~= nil)
+  check.at(trace[#trace].frame).equal("score after the twin pickup", trace[#trace].score, 5 * VALUE)
 end)
 
 requirement("R8", function(check)

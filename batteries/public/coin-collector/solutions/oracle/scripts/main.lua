@@ -1,4 +1,5 @@
--- Oracle: walk with WASD / arrows, collect coins within 1 unit, keep score in GameState and on screen, win.
+-- Oracle: walk with WASD / arrows, collect coins within the pickup radius, keep score in GameState and on
+-- screen, win.
 local scene_
 local player_
 local gameState_
@@ -8,8 +9,8 @@ local score_ = 0
 local won_ = false
 
 local SPEED = 5.0
-local PICKUP_RADIUS = 1.0
-local COIN_VALUE = 10
+local PICKUP_RADIUS = {{params.pickup_radius|lua}}
+local COIN_VALUE = {{params.coin_value|lua}}
 local COIN_POSITIONS = {
   Vector3(4, 0.5, 0), Vector3(4, 0.5, 5), Vector3(-3, 0.5, 5), Vector3(-3.6, 0.5, -4), Vector3(-2.4, 0.5, -4),
 }
