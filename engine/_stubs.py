@@ -100,11 +100,16 @@ def _class(decl: ClassDecl, bases: frozenset[str]) -> list[str]:
     lines = [head]
     lines += [f"---@field {index}" for index in _INDEXES.get(decl.name, ())]
     lines += [f"---@field {name} {ftype}" for name, ftype in decl.fields.items()]
+    # A static and a property of one name (Urho3D's feature flags: IKSolver.AUTO_SOLVE the flag, solver.AUTO_SOLVE
+    # the switch) are one field whose type is either.
+    shared = {name: s for name, s in decl.statics.items() if name in decl.properties}
     for prop in decl.properties.values():
         access = "read-write" if prop.setter else "read-only"
-        lines.append(f"---@field {prop.name} {prop.type} {access} property ({prop.getter}"
-                     + (f"/{prop.setter})" if prop.setter else ")"))
-    lines += [f"---@field {s.name} {s.type} static constant" for s in decl.statics.values()]
+        ptype = f"{prop.type}|{shared[prop.name].type}" if prop.name in shared else prop.type
+        lines.append(f"---@field {prop.name} {ptype} {access} property ({prop.getter}"
+                     + (f"/{prop.setter})" if prop.setter else ")")
+                     + (" and static constant" if prop.name in shared else ""))
+    lines += [f"---@field {s.name} {s.type} static constant" for s in decl.statics.values() if s.name not in shared]
     for name, op in decl.operators.items():
         emmy = _OPERATORS.get(name)
         if emmy is None:

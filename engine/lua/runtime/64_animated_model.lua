@@ -723,7 +723,9 @@ end
 -- Other drawables the octree updates (Drawable::Update of those queued with MarkForUpdate) add fn(octree) here; they
 -- run after the animated models, in the order they were added (65_particles.lua).
 E.OCTREE_UPDATES = {}
-local function octree_update(oct)
+-- Then the scene sends SceneDrawableUpdateFinished (Scene, TimeStep: the frame's, unscaled), where custom animation
+-- such as IK runs on the animated bones (64_ik.lua).
+local function octree_update(oct, step)
   local node = oct.node
   local scene = node and node.scene
   if scene == nil or not scene.update_enabled or oct.removed then return end
@@ -735,11 +737,14 @@ local function octree_update(oct)
     end
   end
   for _, fn in ipairs(E.OCTREE_UPDATES) do fn(oct) end
+  if not scene.removed and E.has_subscribers("SceneDrawableUpdateFinished") then
+    E.send_event("SceneDrawableUpdateFinished", {Scene = scene.proxy, TimeStep = step}, scene.proxy)
+  end
 end
 local base_octree = E.COMPONENT_FACTORIES.Octree
 E.COMPONENT_FACTORIES.Octree = function(c)
   base_octree(c)
-  E.subscribe(c, nil, nil, "RenderUpdate", function() octree_update(c) end)
+  E.subscribe(c, nil, nil, "RenderUpdate", function(_, data) octree_update(c, data.TimeStep:GetFloat()) end)
   local removed = c.on_removed
   c.on_removed = function(x)
     if removed then removed(x) end
