@@ -3,17 +3,20 @@
 --
 -- Story (one key press = 1 frame down + 10 frames up):
 --   start -> 0.5 s idle -> keys of empty holes -> nine whacks following the order (it wraps after eight)
---   -> wait: three escapes 1.5 s apart, game over -> 3 s more and every number key: nothing changes
+--   -> wait: three escapes a mole's time apart, game over -> 3 s more and every number key: nothing changes
 --   -> R (from game over) -> two whacks -> R (mid-game) -> a whack -> R just before that mole would escape:
---   the new first mole's full 1.5 s -> R -> whacks up to the first hole 3, held 3 (the next mole is in hole 3
---   too) -> held R for 2 s.
+--   the new first mole's full time -> R -> three whacks, then the fourth mole's key held (the fifth mole is in
+--   the same hole) -> R held for one and a half moles' time.
+-- Parameterised (params.toml): the order (each has its 4th and 5th moles in one hole) and a mole's time.
 local h = harness
 local fmt = string.format
 
 local GAP = 10                 -- frames after each key press
-local UP_FRAMES = 90           -- 1.5 s at 60 frames per second
+local P = h.params()
+local UP_FRAMES = math.tointeger(P.up_seconds * 60)   -- a multiple of 0.25 s: a whole number of frames
 local TOL_FRAMES = 3           -- 0.05 s
-local ORDER = {2, 4, 1, 3, 3, 2, 1, 4}
+local ORDER = {}
+for hole in P.order:gmatch("%d") do ORDER[#ORDER + 1] = tonumber(hole) end
 local HOLE_KEYS = {KEY_1, KEY_2, KEY_3, KEY_4}
 
 -- reading the game ---------------------------------------------------------------------------------
@@ -65,8 +68,10 @@ h.run_frames(30)
 S.idle = state("0.5 s later, without input")
 
 -- whacking
-press(KEY_1); press(KEY_3); press(KEY_4); press(KEY_5)
-S.miss = state("after pressing 1, 3, 4 and 5 with the mole in hole 2")
+local empty = {}
+for hole = 1, 4 do if hole ~= nth(1) then press(HOLE_KEYS[hole]); empty[#empty + 1] = hole end end
+press(KEY_5)
+S.miss = state(fmt("after pressing %s and 5 with the mole in hole %d", table.concat(empty, ", "), nth(1)))
 S.whacks, F.whacks = {}, {}
 for i = 1, 9 do
   F.whacks[i] = press(HOLE_KEYS[nth(i)])
@@ -74,7 +79,7 @@ for i = 1, 9 do
 end
 
 -- escapes and game over
-F.trace = watch(330, "waiting after the ninth whack")
+F.trace = watch(3 * UP_FRAMES + 60, "waiting after the ninth whack")
 h.run(3.0)
 for _, k in ipairs(HOLE_KEYS) do press(k) end
 S.over_later = state("3 s after the game ended and after pressing 1, 2, 3 and 4")
@@ -82,18 +87,18 @@ S.over_later = state("3 s after the game ended and after pressing 1, 2, 3 and 4"
 -- restart
 press(KEY_R)
 S.restart_over = state("after R in the game that was over")
-press(KEY_2)
-S.restart_w1 = state("after R, then key 2")
-press(KEY_4)
-S.restart_w2 = state("after R, then keys 2 and 4")
+press(HOLE_KEYS[nth(1)])
+S.restart_w1 = state(fmt("after R, then key %d", nth(1)))
+press(HOLE_KEYS[nth(2)])
+S.restart_w2 = state(fmt("after R, then keys %d and %d", nth(1), nth(2)))
 press(KEY_R)
 S.restart_mid = state("after R in the middle of a game")
-F.mid_whack = press(KEY_2)
-S.restart_mid_w1 = state("after R in the middle of a game, then key 2")
+F.mid_whack = press(HOLE_KEYS[nth(1)])
+S.restart_mid_w1 = state(fmt("after R in the middle of a game, then key %d", nth(1)))
 
--- R just before the mole in hole 4 escapes (it came up at F.mid_whack)
+-- R just before the second mole escapes (it came up at F.mid_whack)
 h.run_frames(UP_FRAMES - 8 - (h.frame() - F.mid_whack))
-S.late_before = state("8 frames before the mole in hole 4 would escape")
+S.late_before = state(fmt("8 frames before the mole in hole %d would escape", nth(2)))
 h.key_down(KEY_R)
 h.run_frames(1)
 F.late_r = h.frame()
@@ -102,18 +107,20 @@ F.late_trace = watch(UP_FRAMES + 20, "after R pressed just before an escape")
 
 -- held keys
 press(KEY_R)
-press(KEY_2); press(KEY_4); press(KEY_1)
-S.before_hold = state("after R, then keys 2, 4 and 1 (a mole in hole 3, the next one in hole 3 too)")
-h.key_down(KEY_3)
+press(HOLE_KEYS[nth(1)]); press(HOLE_KEYS[nth(2)]); press(HOLE_KEYS[nth(3)])
+S.before_hold = state(fmt("after R, then keys %d, %d and %d (a mole in hole %d, the next one there too)",
+  nth(1), nth(2), nth(3), nth(4)))
+h.key_down(HOLE_KEYS[nth(4)])
 h.run_frames(30)
-h.key_up(KEY_3)
+h.key_up(HOLE_KEYS[nth(4)])
 h.run_frames(2)
-S.held3 = state("after holding 3 for half a second")
-press(KEY_3)
-S.after_held3 = state("after holding 3, then pressing it again")
+S.held = state(fmt("after holding %d for half a second", nth(4)))
+press(HOLE_KEYS[nth(4)])
+S.after_held = state(fmt("after holding %d, then pressing it again", nth(4)))
+local HOLD_R = UP_FRAMES + UP_FRAMES // 2   -- one escape in it, the next far from its end
 h.key_down(KEY_R)
-h.run_frames(120)
-S.heldR = state("holding R for 2 s")
+h.run_frames(HOLD_R)
+S.heldR = state(fmt("holding R for %d frames", HOLD_R))
 h.key_up(KEY_R)
 h.run_frames(2)
 
@@ -132,7 +139,7 @@ end
 local function escape(check, lost, n, since, vars, what)
   local s = lost[n]
   if s == nil then
-    check.fail(fmt("%s: a life is lost about 1.5 s after frame %d", what, since),
+    check.fail(fmt("%s: a life is lost about %g s after frame %d", what, P.up_seconds, since),
       fmt("only %d lives lost in the frames watched", #lost))
     return nil
   end
@@ -143,12 +150,12 @@ local function escape(check, lost, n, since, vars, what)
 end
 
 requirement("R1", function(check)
-  expect(check, S.start, {Score = 0, Lives = 3, Hole = 2, Status = "playing"})
-  expect(check, S.idle, {Score = 0, Lives = 3, Hole = 2, Status = "playing"})
+  expect(check, S.start, {Score = 0, Lives = 3, Hole = nth(1), Status = "playing"})
+  expect(check, S.idle, {Score = 0, Lives = 3, Hole = nth(1), Status = "playing"})
 end)
 
 requirement("R2", function(check)
-  expect(check, S.miss, {Score = 0, Lives = 3, Hole = 2, Status = "playing"})
+  expect(check, S.miss, {Score = 0, Lives = 3, Hole = nth(1), Status = "playing"})
   for i, s in ipairs(S.whacks) do
     expect(check, s, {Score = i, Lives = 3, Hole = nth(i + 1), Status = "playing"})
   end
@@ -177,26 +184,26 @@ requirement("R4", function(check)
 end)
 
 requirement("R5", function(check)
-  expect(check, S.restart_over, {Score = 0, Lives = 3, Hole = 2, Status = "playing"})
-  expect(check, S.restart_w1, {Score = 1, Lives = 3, Hole = 4, Status = "playing"})
-  expect(check, S.restart_w2, {Score = 2, Lives = 3, Hole = 1, Status = "playing"})
-  expect(check, S.restart_mid, {Score = 0, Lives = 3, Hole = 2, Status = "playing"})
-  expect(check, S.restart_mid_w1, {Score = 1, Lives = 3, Hole = 4, Status = "playing"})
+  expect(check, S.restart_over, {Score = 0, Lives = 3, Hole = nth(1), Status = "playing"})
+  expect(check, S.restart_w1, {Score = 1, Lives = 3, Hole = nth(2), Status = "playing"})
+  expect(check, S.restart_w2, {Score = 2, Lives = 3, Hole = nth(3), Status = "playing"})
+  expect(check, S.restart_mid, {Score = 0, Lives = 3, Hole = nth(1), Status = "playing"})
+  expect(check, S.restart_mid_w1, {Score = 1, Lives = 3, Hole = nth(2), Status = "playing"})
 end)
 
 -- richness
 requirement("R6", function(check)
-  expect(check, S.late_before, {Score = 1, Lives = 3, Hole = 4, Status = "playing"})
+  expect(check, S.late_before, {Score = 1, Lives = 3, Hole = nth(2), Status = "playing"})
   local late = losses(F.late_trace, 3)
-  local one_second = F.late_trace[60]
-  expect(check, one_second, {Score = 0, Lives = 3, Hole = 2, Status = "playing"})
+  local two_thirds = F.late_trace[UP_FRAMES * 2 // 3]   -- two thirds of a mole's time after R
+  expect(check, two_thirds, {Score = 0, Lives = 3, Hole = nth(1), Status = "playing"})
   escape(check, late, 1, F.late_r, {Score = 0, Lives = 2, Hole = nth(2), Status = "playing"},
     "the first mole after R")
 end)
 
 requirement("R7", function(check)
-  expect(check, S.before_hold, {Score = 3, Lives = 3, Hole = 3, Status = "playing"})
-  expect(check, S.held3, {Score = 4, Lives = 3, Hole = 3, Status = "playing"})
-  expect(check, S.after_held3, {Score = 5, Lives = 3, Hole = 2, Status = "playing"})
+  expect(check, S.before_hold, {Score = 3, Lives = 3, Hole = nth(4), Status = "playing"})
+  expect(check, S.held, {Score = 4, Lives = 3, Hole = nth(5), Status = "playing"})
+  expect(check, S.after_held, {Score = 5, Lives = 3, Hole = nth(6), Status = "playing"})
   expect(check, S.heldR, {Score = 0, Lives = 2, Hole = nth(2), Status = "playing"})
 end)

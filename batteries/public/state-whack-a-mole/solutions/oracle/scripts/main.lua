@@ -1,6 +1,7 @@
--- Oracle: whack-a-mole with four holes (keys 1-4), a fixed mole order, 1.5 s per mole, three lives, R restarts.
-local ORDER = {2, 4, 1, 3, 3, 2, 1, 4}
-local UP_TIME = 1.5
+-- Oracle: whack-a-mole with four holes (keys 1-4), a fixed mole order, a fixed time per mole, three lives, R
+-- restarts.
+local ORDER = { {{params.order}} }
+local UP_TIME = {{params.up_seconds|lua}}
 local START_LIVES = 3
 local HOLE_KEYS = {[KEY_1] = 1, [KEY_2] = 2, [KEY_3] = 3, [KEY_4] = 4}
 
