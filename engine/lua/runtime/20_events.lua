@@ -137,9 +137,19 @@ end
 M.ToString = function(self) return tostring(self.value_) end
 VT.ops.eq = function(a, b) return a.type_ == b.type_ and a.value_ == b.value_ end
 VT.ops.tostring = function(self) return tostring(self.value_) end
+M.GetResourceRef = function(self)
+  if self.type_ == "ResourceRef" then return self.value_ end
+  return IMPL.ResourceRef.new()
+end
+M.GetResourceRefList = function(self)
+  if self.type_ == "ResourceRefList" then return self.value_ end
+  return IMPL.ResourceRefList.new()
+end
+-- Urho3D's VariantType numbers (Core/Variant.h), one name each.
 E.VARIANT_TYPE_IDS = {None = 0, Int = 1, Bool = 2, Float = 3, Vector2 = 4, Vector3 = 5, Vector4 = 6, Quaternion = 7,
-  Color = 8, String = 9, Buffer = 10, Ptr = 12, VariantMap = 15, IntRect = 16, IntVector2 = 17, Matrix3 = 19,
-  Matrix3x4 = 20, Matrix4 = 21, Double = 22, Rect = 24, IntVector3 = 25, Int64 = 26}
+  Color = 8, String = 9, Buffer = 10, VoidPtr = 11, ResourceRef = 12, ResourceRefList = 13, VariantVector = 14,
+  VariantMap = 15, IntRect = 16, IntVector2 = 17, Ptr = 18, Matrix3 = 19, Matrix3x4 = 20, Matrix4 = 21, Double = 22,
+  StringVector = 23, Rect = 24, IntVector3 = 25, Int64 = 26}
 
 ----------------------------------------------------------------------------------------------------
 -- VariantMap: string or StringHash keys; reading gives a Variant, writing converts a Lua value.
@@ -151,6 +161,14 @@ local function key_of(k)
   if type(k) == "string" then return k end
   if E.is(k, "StringHash") then return k.name_ or k.value_ end
   return k
+end
+-- The entry for key `k`: by name, or by the name's hash when the map was read from bytes that carry only hashes
+-- (Deserializer:ReadVariantMap, 58_serializer.lua).
+local function map_get(values, k)
+  local key = key_of(k)
+  local v = values[key]
+  if v == nil and type(key) == "string" then v = values[sdbm(key)] end
+  return v
 end
 local function new_map(values)
   local m = setmetatable({}, vmmt)
@@ -183,7 +201,7 @@ E.defer(function()
     local values = vm_store[t]
     local m = methods[k]
     if m ~= nil then return m end
-    return values[key_of(k)]   -- nil for a missing key, as Urho3D's VariantMap index
+    return map_get(values, k)   -- nil for a missing key, as Urho3D's VariantMap index
   end
   vmmt.__newindex = function(t, k, v)
     vm_store[t][key_of(k)] = variant_of(v)
@@ -194,7 +212,7 @@ for _, vt in ipairs({"Int", "Bool", "Float", "String", "Buffer", "Vector2", "Vec
                      "VariantVector", "Matrix3", "Matrix3x4", "Matrix4"}) do
   local getter = "Get" .. vt
   map_methods[getter] = function(self, k)
-    local v = vm_store[self][key_of(k)] or new_variant("None", nil)
+    local v = map_get(vm_store[self], k) or new_variant("None", nil)
     local read = VT.bound_methods and VT.bound_methods[getter] or M[getter]
     if read == nil then return nil end
     return read(v)

@@ -6,7 +6,7 @@
 -- so a body set up over several calls is built once.
 local error, type, ipairs, setmetatable, tostring = error, type, ipairs, setmetatable, tostring
 local mfloor, mmin, mmax, sqrt = math.floor, math.min, math.max, math.sqrt
-local sunpack, spack, sformat = string.unpack, string.pack, string.format
+local sunpack, sformat = string.unpack, string.format
 local REC, comp_rec, node_rec = E.REC, E.comp_rec, E.node_rec
 local FACTORIES = E.COMPONENT_FACTORIES
 local B = E.host.bullet
@@ -31,90 +31,6 @@ local function vec(v, what, i)
     E.raise_at_game(sformat("bad argument #%d to '%s' (Vector3 expected, got %s)", i, what, type(v)))
   end
   return v
-end
-
-----------------------------------------------------------------------------------------------------
--- VectorBuffer (reading and writing), as collision events hand their contacts to Lua: Variant:GetBuffer()
--- returns a fresh VectorBuffer over the bytes, at position 0.  Lives here until the io module grows one.
-----------------------------------------------------------------------------------------------------
-local VB = class("VectorBuffer")
-local vb_mt = VB.mt
-local function new_vb(data) local b = setmetatable({}, vb_mt); REC[b] = {kind = "vbuf", data = data or "", pos = 0}; return b end
-E.VectorBuffer_new = new_vb
-local function vrec(self)
-  local r = REC[self]
-  if r == nil or r.kind ~= "vbuf" then error("invalid 'self' (a VectorBuffer was expected)", 3) end
-  return r
-end
-VB.new = function(source, size)
-  if source ~= nil and REC[source] and REC[source].kind == "vbuf" then
-    local r = REC[source]
-    local n = size or (#r.data - r.pos)
-    local s = r.data:sub(r.pos + 1, r.pos + n)
-    r.pos = r.pos + #s
-    return new_vb(s)
-  end
-  return new_vb("")
-end
-local VBM = VB.methods
-local function rd(self, fmt, n, default)
-  local r = vrec(self)
-  if r.pos + n > #r.data then r.pos = #r.data; return default end
-  local v = sunpack(fmt, r.data, r.pos + 1)
-  r.pos = r.pos + n
-  return v
-end
-local function wr(self, s)
-  local r = vrec(self)
-  r.data = r.data:sub(1, r.pos) .. s .. r.data:sub(r.pos + #s + 1)
-  r.pos = r.pos + #s
-  return true
-end
-VBM.ReadFloat = function(self) return rd(self, "<f", 4, 0.0) end
-VBM.ReadDouble = function(self) return rd(self, "<d", 8, 0.0) end
-VBM.ReadInt = function(self) return rd(self, "<i4", 4, 0) end
-VBM.ReadUInt = function(self) return rd(self, "<I4", 4, 0) end
-VBM.ReadShort = function(self) return rd(self, "<i2", 2, 0) end
-VBM.ReadUShort = function(self) return rd(self, "<I2", 2, 0) end
-VBM.ReadByte = function(self) return rd(self, "<i1", 1, 0) end
-VBM.ReadUByte = function(self) return rd(self, "<I1", 1, 0) end
-VBM.ReadBool = function(self) return rd(self, "<I1", 1, 0) ~= 0 end
-VBM.ReadVector2 = function(self) return E.Vector2_new(VBM.ReadFloat(self), VBM.ReadFloat(self)) end
-VBM.ReadVector3 = function(self) return v3(VBM.ReadFloat(self), VBM.ReadFloat(self), VBM.ReadFloat(self)) end
-VBM.ReadQuaternion = function(self)
-  return quat(VBM.ReadFloat(self), VBM.ReadFloat(self), VBM.ReadFloat(self), VBM.ReadFloat(self))
-end
-VBM.ReadString = function(self)
-  local r = vrec(self)
-  local stop = r.data:find("\0", r.pos + 1, true)
-  local s
-  if stop then s = r.data:sub(r.pos + 1, stop - 1); r.pos = stop else s = r.data:sub(r.pos + 1); r.pos = #r.data end
-  return s
-end
-VBM.WriteFloat = function(self, v) return wr(self, spack("<f", num(v, "WriteFloat", 1))) end
-VBM.WriteInt = function(self, v) return wr(self, spack("<I4", mfloor(num(v, "WriteInt", 1)) & 0xffffffff)) end
-VBM.WriteUInt = VBM.WriteInt
-VBM.WriteBool = function(self, v) return wr(self, v and "\1" or "\0") end
-VBM.WriteByte = function(self, v) return wr(self, string.char(mfloor(num(v, "WriteByte", 1)) & 255)) end
-VBM.WriteUByte = VBM.WriteByte
-VBM.WriteVector3 = function(self, v) vec(v, "WriteVector3", 1); return wr(self, spack("<fff", v.x, v.y, v.z)) end
-VBM.WriteString = function(self, s) return wr(self, tostring(s) .. "\0") end
-VBM.IsEof = function(self) local r = vrec(self); return r.pos >= #r.data end
-VBM.GetSize = function(self) return #vrec(self).data end
-VBM.GetPosition = function(self) return vrec(self).pos end
-VBM.Tell = VBM.GetPosition
-VBM.Seek = function(self, p) local r = vrec(self); r.pos = mmax(0, mmin(mfloor(p), #r.data)); return r.pos end
-VBM.SeekRelative = function(self, d) local r = vrec(self); return VBM.Seek(self, r.pos + d) end
-VBM.Clear = function(self) local r = vrec(self); r.data, r.pos = "", 0 end
-VBM.GetData = function(self) return vrec(self).data end
-VBM.GetName = function() return "" end
-VBM.GetChecksum = function() return 0 end
--- Variant:GetBuffer: a VectorBuffer, as Urho3D's binding returns
-local VTM = class("Variant").methods
-VTM.GetBuffer = function(self)
-  local v = self.value_
-  if REC[v] and REC[v].kind == "vbuf" then return new_vb(REC[v].data) end
-  return new_vb(type(v) == "string" and v or "")
 end
 
 ----------------------------------------------------------------------------------------------------

@@ -1,167 +1,60 @@
--- VectorBuffer members geometry code writes and reads (the buffer itself and its first members are in
--- 57_physics3d.lua): the remaining integer widths, vectors, colours, boxes, sub-buffers, resizing.  Little-endian,
--- as Urho3D's serializers on every platform it runs on.
+-- VectorBuffer: bytes in memory with a position, Urho3D's Serializer and Deserializer over them (58_serializer.lua
+-- has every typed read and write).  Collision events, network messages and Variant:GetBuffer hand games fresh
+-- VectorBuffers; geometry code writes vertex data into them (58_geometry.lua reads a buffer's whole content).
 local type, setmetatable = type, setmetatable
-local sformat, spack, sunpack, srep, ssub, schar = string.format, string.pack, string.unpack, string.rep, string.sub,
-  string.char
-local mfloor, mmax, mmin = math.floor, math.max, math.min
+local ssub, srep = string.sub, string.rep
+local mmax, mmin = math.max, math.min
 local REC = E.REC
-local VBM = class("VectorBuffer").methods
+local int_arg = E.tolua_int
 
+local VB = class("VectorBuffer")
+local vb_mt = VB.mt
+-- A VectorBuffer over `data`, at position 0.
+local function new_vb(data)
+  local b = setmetatable({}, vb_mt)
+  REC[b] = {kind = "vbuf", data = data or "", pos = 0}
+  return b
+end
+E.VectorBuffer_new = new_vb
 local function vrec(self)
   local r = REC[self]
-  if r == nil or r.kind ~= "vbuf" then error("invalid 'self' (a VectorBuffer was expected)", 3) end
+  if r == nil or r.kind ~= "vbuf" then E.raise_at_game("invalid 'self' (a VectorBuffer was expected)") end
   return r
 end
-local function num(v, what)
-  if type(v) ~= "number" then E.raise_at_game(sformat("bad argument #1 to '%s' (number expected, got %s)", what, type(v))) end
-  return v
-end
-local function obj(v, what, fields)
-  if type(v) ~= "table" then E.raise_at_game(sformat("bad argument #1 to '%s' (table expected, got %s)", what, type(v))) end
-  for _, f in ipairs(fields) do
-    if type(v[f]) ~= "number" then E.raise_at_game(sformat("bad argument #1 to '%s' (field '%s' missing)", what, f)) end
-  end
-  return v
-end
-local function wr(self, s)
-  local r = vrec(self)
-  r.data = ssub(r.data, 1, r.pos) .. s .. ssub(r.data, r.pos + #s + 1)
-  r.pos = r.pos + #s
-  return true
-end
--- n bytes from the position (fewer at the end: the position moves to the end and `default` comes back)
-local function rd(self, fmt, n, default)
-  local r = vrec(self)
-  if r.pos + n > #r.data then r.pos = #r.data; return default end
-  local a, b, c, d = sunpack(fmt, r.data, r.pos + 1)
-  r.pos = r.pos + n
-  return a, b, c, d
-end
-local function int(v, what, bits) return mfloor(num(v, what)) & ((1 << bits) - 1) end
 
-VBM.WriteShort = function(self, v) return wr(self, spack("<I2", int(v, "WriteShort", 16))) end
-VBM.WriteUShort = function(self, v) return wr(self, spack("<I2", int(v, "WriteUShort", 16))) end
-VBM.WriteInt64 = function(self, v) return wr(self, spack("<i8", mfloor(num(v, "WriteInt64")))) end
-VBM.WriteUInt64 = VBM.WriteInt64
-VBM.WriteDouble = function(self, v) return wr(self, spack("<d", num(v, "WriteDouble"))) end
-VBM.WriteVector2 = function(self, v) obj(v, "WriteVector2", {"x", "y"}); return wr(self, spack("<ff", v.x, v.y)) end
-VBM.WriteVector4 = function(self, v)
-  obj(v, "WriteVector4", {"x", "y", "z", "w"})
-  return wr(self, spack("<ffff", v.x, v.y, v.z, v.w))
-end
-VBM.WriteQuaternion = function(self, q)
-  obj(q, "WriteQuaternion", {"w", "x", "y", "z"})
-  return wr(self, spack("<ffff", q.w, q.x, q.y, q.z))
-end
-VBM.WriteColor = function(self, c)
-  obj(c, "WriteColor", {"r", "g", "b", "a"})
-  return wr(self, spack("<ffff", c.r, c.g, c.b, c.a))
-end
-VBM.WriteIntVector2 = function(self, v)
-  obj(v, "WriteIntVector2", {"x", "y"})
-  return wr(self, spack("<i4i4", mfloor(v.x), mfloor(v.y)))
-end
-VBM.WriteBoundingBox = function(self, b)
-  return wr(self, spack("<ffffff", b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z))
-end
-VBM.WriteBuffer = function(self, other)
-  local s = vrec(other).data
-  return wr(self, E.vle_bytes(#s) .. s)
-end
-VBM.Write = function(self, other) local s = vrec(other).data; wr(self, s); return #s end
-VBM.WriteVLE = function(self, v) return wr(self, E.vle_bytes(mfloor(num(v, "WriteVLE")))) end
-VBM.WriteLine = function(self, s) return wr(self, tostring(s) .. "\r\n") end
-VBM.WriteFileID = function(self, s) return wr(self, ssub(tostring(s) .. "    ", 1, 4)) end
-
-VBM.ReadInt64 = function(self) return rd(self, "<i8", 8, 0) end
-VBM.ReadUInt64 = VBM.ReadInt64
-VBM.ReadVector4 = function(self)
-  local x, y, z, w = rd(self, "<ffff", 16, nil)
-  if x == nil then return E.IMPL.Vector4.new(0, 0, 0, 0) end
-  return E.IMPL.Vector4.new(x, y, z, w)
-end
-VBM.ReadColor = function(self)
-  local r, g, b, a = rd(self, "<ffff", 16, nil)
-  if r == nil then return E.Color_new(0, 0, 0, 0) end
-  return E.Color_new(r, g, b, a)
-end
-VBM.ReadIntVector2 = function(self)
-  local x, y = rd(self, "<i4i4", 8, nil)
-  return E.IntVector2_new(x or 0, y or 0)
-end
-VBM.ReadBoundingBox = function(self)
-  local r = vrec(self)
-  if r.pos + 24 > #r.data then r.pos = #r.data; return E.IMPL.BoundingBox.new() end
-  local a, b, c, d, e, f = sunpack("<ffffff", r.data, r.pos + 1)
-  r.pos = r.pos + 24
-  return E.BoundingBox_new(a, b, c, d, e, f)
-end
-VBM.ReadFileID = function(self)
-  local r = vrec(self)
-  local s = ssub(r.data, r.pos + 1, r.pos + 4)
-  r.pos = r.pos + #s
-  return s
-end
-VBM.ReadVLE = function(self)
-  local v, shift = 0, 0
-  for _ = 1, 4 do
-    local b = rd(self, "B", 1, nil)
-    if b == nil then return v end
-    v = v | ((b & 0x7f) << shift)
-    if b < 0x80 then return v end
-    shift = shift + 7
+-- VectorBuffer() or VectorBuffer(source, size): `size` bytes read from another stream (what it has left by default).
+VB.new = function(source, size)
+  if source == nil then return new_vb("") end
+  if size == nil then
+    local r = REC[source]
+    size = r and type(r.data) == "string" and #r.data - r.pos or 0
   end
-  return v
+  return new_vb(E.stream_read(source, int_arg(size, "VectorBuffer", 2), "VectorBuffer"))
 end
-VBM.ReadBuffer = function(self)
+local VBM = VB.methods
+VBM.SetData = function(self, source, size)
   local r = vrec(self)
-  local n = VBM.ReadVLE(self)
-  local s = ssub(r.data, r.pos + 1, r.pos + n)
-  r.pos = r.pos + #s
-  return E.VectorBuffer_new(s)
+  r.data, r.pos = E.stream_read(source, int_arg(size, "SetData", 2), "SetData"), 0
 end
-VBM.Read = function(self, n)
-  local r = vrec(self)
-  local s = ssub(r.data, r.pos + 1, r.pos + mmax(mfloor(num(n, "Read")), 0))
-  r.pos = r.pos + #s
-  return E.VectorBuffer_new(s)
-end
-VBM.ReadLine = function(self)
-  local r = vrec(self)
-  local stop = r.data:find("[\r\n]", r.pos + 1)
-  local s
-  if stop == nil then s = ssub(r.data, r.pos + 1); r.pos = #r.data; return s end
-  s = ssub(r.data, r.pos + 1, stop - 1)
-  r.pos = stop
-  if ssub(r.data, stop, stop) == "\r" and ssub(r.data, stop + 1, stop + 1) == "\n" then r.pos = stop + 1 end
-  return s
-end
+VBM.Clear = function(self) local r = vrec(self); r.data, r.pos = "", 0 end
 VBM.Resize = function(self, n)
   local r = vrec(self)
-  n = mmax(mfloor(num(n, "Resize")), 0)
+  n = mmax(int_arg(n, "Resize", 1), 0)
   if n < #r.data then r.data = ssub(r.data, 1, n) else r.data = r.data .. srep("\0", n - #r.data) end
   r.pos = mmin(r.pos, n)
 end
-VBM.SetData = function(self, source, size)
-  local r = vrec(self)
-  local s = vrec(source)
-  local n = mmax(mfloor(num(size, "SetData")), 0)
-  r.data = ssub(s.data, s.pos + 1, s.pos + n)
-  s.pos = s.pos + #r.data
-  r.pos = 0
-end
+VBM.GetData = function(self) return vrec(self).data end
 VBM.GetModifiableData = VBM.GetData
 
--- Urho3D's variable-length unsigned encoding: 7 bits a byte, low bits first, at most four bytes.
-function E.vle_bytes(v)
-  v = v & 0x1fffffff
-  local out = {}
-  repeat
-    local b = v & 0x7f
-    v = v >> 7
-    if v > 0 then b = b | 0x80 end
-    out[#out + 1] = schar(b)
-  until v == 0 or #out == 4
-  return table.concat(out)
+E.install_serializer("VectorBuffer", {
+  rec = vrec,
+  readable = function() return true end,
+  writable = function() return true end,
+})
+
+-- Variant:GetBuffer: a VectorBuffer, as Urho3D's binding returns
+class("Variant").methods.GetBuffer = function(self)
+  local v = self.value_
+  if REC[v] and REC[v].kind == "vbuf" then return new_vb(REC[v].data) end
+  return new_vb(type(v) == "string" and v or "")
 end

@@ -1,60 +1,33 @@
 -- File and FileSystem over the game's files (59_files.lua): the deliverable's folder, read a file at a time when the
 -- game opens it, under an overlay of what the game writes.  Saves work within a run; nothing touches the disk.
 -- User and preference folders are virtual paths under "/user/".
-local error, type, tostring, setmetatable, ipairs, pairs = error, type, tostring, setmetatable, ipairs, pairs
-local ssub, sfind, sgsub, sbyte, schar, spack, sunpack = string.sub, string.find, string.gsub, string.byte,
-  string.char, string.pack, string.unpack
-local FILE_READ, FILE_WRITE, FILE_READWRITE = 0, 1, 2
+local type, tostring, ipairs = type, tostring, ipairs
+local ssub, sfind, sgsub, sbyte = string.sub, string.find, string.gsub, string.byte
+local FILE_READ, FILE_WRITE = 0, 1
 local USER_DIR = "/user/"
 
 local clean = E.clean_path
 
--- Numbers and strings from the game, converted as tolua converts them (lua_tonumber, lua_tostring); anything else
--- is the game's error, at the game's line (level 3: the helper, the API function, the game).
-local mtype, mtointeger, mfloor = math.type, math.tointeger, math.floor
-local function arg_error(n, fname, expected, v)
-  local mt = E.dgetmt(v)
-  local got = mt and type(mt.__name) == "string" and mt.__name or type(v)
-  error(string.format("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, got), 4)
-end
--- An integer from a number: truncated toward zero; NaN is 0, and beyond 64 bits the nearest 64-bit integer.
-local function int_arg(v, fname, n)
-  if mtype(v) == "integer" then return v end
-  if type(v) == "string" then v = tonumber(v) end
-  if type(v) ~= "number" then arg_error(n, fname, "number", v) end
-  if mtype(v) == "integer" then return v end
-  if v ~= v then return 0 end
-  if v >= 9.2233720368547758e18 then return math.maxinteger end
-  if v <= -9.2233720368547758e18 then return math.mininteger end
-  return mtointeger(v >= 0 and mfloor(v) or -mfloor(-v))
-end
-local function num_arg(v, fname, n)
-  if type(v) == "number" then return v end
-  local x = type(v) == "string" and tonumber(v) or nil
-  if x == nil then arg_error(n, fname, "number", v) end
-  return x
-end
-local function str_arg(v, fname, n)
-  local t = type(v)
-  if t == "string" then return v end
-  if t == "number" then return tostring(v) end
-  arg_error(n, fname, "string", v)
-end
+-- Numbers and strings from the game, converted as tolua converts them (58_serializer.lua).
+local str_arg = E.tolua_string
 
+-- A File's record: {name, path (where its bytes go: Open's name; SetName changes only the name), data (nil when
+-- closed), pos, mode, open, held}.  Its typed reads and writes are Urho3D's Serializer and Deserializer
+-- (58_serializer.lua).
 local File = class("File")
 local function new_file(rec) return E.new_object("File", rec) end
 -- An open File reading `data`; `held` bytes of the game folder's files it holds until closed (59_files.lua).
 function E.open_memory_file(name, data, held)
-  return new_file({name = name, data = data, pos = 0, mode = FILE_READ, open = true, held = held or 0})
+  return new_file({name = name, path = name, data = data, pos = 0, mode = FILE_READ, open = true, held = held or 0})
 end
 local function frec(self)
   local r = E.REC[self]
   local mt = E.dgetmt(self)
-  if r == nil or mt == nil or mt.__name ~= "File" then error("invalid 'self' in call to File method", 3) end
+  if r == nil or mt == nil or mt.__name ~= "File" then E.raise_at_game("invalid 'self' in call to File method") end
   return r
 end
 local function close(r)
-  if r.open and r.mode ~= FILE_READ then E.fs_write(r.name, r.data) end
+  if r.open and r.mode ~= FILE_READ then E.fs_write(r.path, r.data) end
   if r.held > 0 then
     E.files_release(r.held)
     r.held = 0
@@ -65,7 +38,7 @@ local function do_open(r, name, mode)
   if r.open then close(r) end
   name = clean(name)
   mode = mode or FILE_READ
-  r.name, r.mode, r.pos = name, mode, 0
+  r.name, r.path, r.mode, r.pos = name, name, mode, 0
   if mode == FILE_READ then
     local data, held = E.fs_read_held(name)
     if data == nil then
@@ -88,7 +61,7 @@ local function do_open(r, name, mode)
   return true
 end
 File.new = function(a, b, c)
-  local r = {name = "", data = nil, pos = 0, mode = FILE_READ, open = false, held = 0}
+  local r = {name = "", path = "", data = nil, pos = 0, mode = FILE_READ, open = false, held = 0}
   local f = new_file(r)
   -- File(), File(name, mode) or File(context, name, mode)
   if type(a) == "string" then do_open(r, a, b)
@@ -100,75 +73,36 @@ F.Open = function(self, name, mode) return do_open(frec(self), name, mode) end
 F.Close = function(self) close(frec(self)) end
 F.Dispose = F.Close   -- UrhoX: release the file now rather than at collection; its data is kept as Close keeps it
 F.delete = F.Close    -- tolua's delete (Urho3D's samples delete the File cache:GetFile returned): closes it
-F.Flush = function(self) local r = frec(self); if r.open and r.mode ~= FILE_READ then E.fs_write(r.name, r.data) end end
+F.Flush = function(self) local r = frec(self); if r.open and r.mode ~= FILE_READ then E.fs_write(r.path, r.data) end end
 F.IsOpen = function(self) return frec(self).open end
 F.GetName = function(self) return frec(self).name end
+F.SetName = function(self, name) frec(self).name = str_arg(name, "SetName", 1) end
 F.GetMode = function(self) return frec(self).mode end
-F.GetSize = function(self) local d = frec(self).data; return d and #d or 0 end
-F.GetPosition = function(self) return frec(self).pos end
-F.Seek = function(self, p)
-  local r = frec(self)
-  r.pos = math.max(0, math.min(int_arg(p, "Seek", 1), r.data and #r.data or 0))
-  return r.pos
-end
-F.IsEof = function(self) local r = frec(self); return r.data == nil or r.pos >= #r.data end
+F.IsPackaged = function(self) frec(self); return false end   -- no PackageFile opens here
+F.GetHandle = function(self) if frec(self).open then return self end; return nil end   -- opaque: non-nil when open
 F.GetChecksum = function(self)
-  local d = frec(self).data or ""
+  local r = frec(self)
+  if not r.open or r.mode == FILE_WRITE then return 0 end   -- as Urho3D's File
+  local d = r.data or ""
   local h = 0
   for i = 1, #d do h = (sbyte(d, i) + (h << 6) + (h << 16) - h) & 0xffffffff end
   return h
 end
-local function read(r, n)
-  if not r.open or r.data == nil then return "" end
-  local s = ssub(r.data, r.pos + 1, r.pos + n)
-  r.pos = r.pos + #s
-  return s
-end
-local function write(r, s)
-  if not r.open or r.mode == FILE_READ then return 0 end
-  local d = r.data or ""
-  r.data = ssub(d, 1, r.pos) .. s .. ssub(d, r.pos + #s + 1)
-  r.pos = r.pos + #s
-  E.fs_write(r.name, r.data)
-  return #s
-end
-F.ReadString = function(self)
-  local r = frec(self)
-  if not r.open or r.data == nil then return "" end
-  local stop = sfind(r.data, "\0", r.pos + 1, true)
-  local s
-  if stop then s = ssub(r.data, r.pos + 1, stop - 1); r.pos = stop
-  else s = ssub(r.data, r.pos + 1); r.pos = #r.data end
-  return s
-end
-F.ReadLine = function(self)
-  local r = frec(self)
-  if not r.open or r.data == nil then return "" end
-  local stop = sfind(r.data, "\n", r.pos + 1, true)
-  local s
-  if stop then s = ssub(r.data, r.pos + 1, stop - 1); r.pos = stop
-  else s = ssub(r.data, r.pos + 1); r.pos = #r.data end
-  return (sgsub(s, "\r$", ""))
-end
-F.Read = function(self, n) return read(frec(self), math.max(0, int_arg(n, "Read", 1))) end
-F.ReadBuffer = function(self) local r = frec(self); return read(r, #(r.data or "") - r.pos) end
-F.ReadFileID = function(self) return read(frec(self), 4) end
-F.ReadInt = function(self) local s = read(frec(self), 4); if #s < 4 then return 0 end; return (sunpack("<i4", s)) end
-F.ReadUInt = function(self) local s = read(frec(self), 4); if #s < 4 then return 0 end; return (sunpack("<I4", s)) end
-F.ReadFloat = function(self) local s = read(frec(self), 4); if #s < 4 then return 0.0 end; return (sunpack("<f", s)) end
-F.ReadBool = function(self) local s = read(frec(self), 1); return s ~= "" and sbyte(s) ~= 0 end
-F.ReadByte = function(self) local s = read(frec(self), 1); return s ~= "" and sbyte(s) or 0 end
-F.WriteString = function(self, s) return write(frec(self), tostring(s) .. "\0") > 0 end
-F.WriteLine = function(self, s) return write(frec(self), tostring(s) .. "\n") > 0 end
-F.Write = function(self, s) return write(frec(self), tostring(s)) end
-F.WriteFileID = function(self, s) return write(frec(self), ssub(tostring(s) .. "    ", 1, 4)) > 0 end
--- the low bits of the integer, as C's conversions to a narrower type keep them
-F.WriteInt = function(self, v) return write(frec(self), spack("<I4", int_arg(v, "WriteInt", 1) & 0xffffffff)) > 0 end
-F.WriteUInt = function(self, v) return write(frec(self), spack("<I4", int_arg(v, "WriteUInt", 1) & 0xffffffff)) > 0 end
-F.WriteFloat = function(self, v) return write(frec(self), spack("<f", num_arg(v, "WriteFloat", 1))) > 0 end
-F.WriteBool = function(self, v) return write(frec(self), v and "\1" or "\0") > 0 end
-F.WriteByte = function(self, v) return write(frec(self), schar(int_arg(v, "WriteByte", 1) & 255)) > 0 end
-F.WriteBuffer = function(self, s) return write(frec(self), tostring(s)) > 0 end
+E.install_serializer("File", {
+  rec = frec,
+  -- Urho3D's File: a closed file reads and writes nothing silently; the wrong mode logs an error.
+  readable = function(r)
+    if not r.open or r.data == nil then return false end
+    if r.mode == FILE_WRITE then E.log("ERROR", "File not opened for reading"); return false end
+    return true
+  end,
+  writable = function(r)
+    if not r.open or r.data == nil then return false end
+    if r.mode == FILE_READ then E.log("ERROR", "File not opened for writing"); return false end
+    return true
+  end,
+  written = function(r) E.fs_write(r.path, r.data) end,
+})
 
 local FS = class("FileSystem")
 local FM = FS.methods
