@@ -7,8 +7,8 @@ pixels) and the model they make triangle-mesh shapes of (``Models/Mushroom.mdl``
 geometries). They are kept in this project's own form, not as Urho3D's files: a model is handed to the Lua side as
 a position-only model file written here (``model_file``), which the engine's model parser reads as it reads a game's
 (58_geometry.lua); an image as its pixels (``image``). The particle and Spriter samples' stock effects, animation sets
-and sprite sheet are kept as the elements and attributes the engine reads of them, written as XML by make_stock
-(``xml_files``), and served as those stock names' content.
+and sprite sheet, the render paths, and the Urho2D samples' Tiled maps are kept as the elements and attributes the
+engine reads of them, written as XML by make_stock (``xml_files``), and served as those stock names' content.
 """
 
 from __future__ import annotations
@@ -78,5 +78,5 @@ def model_files() -> dict[str, bytes]:
 
 
 def xml_files() -> dict[str, bytes]:
-    """The derived stock XML files (particle effects, Spriter animation sets, a sprite sheet) by resource name."""
+    """The derived stock XML files (particle effects, Spriter sets, a sprite sheet, render paths, tile maps) by name."""
     return {name: text.encode("utf-8") for name, text in sorted(_data().get("xml", {}).items())}

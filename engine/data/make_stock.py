@@ -7,9 +7,10 @@ meshes of (``Models/Mushroom.mdl``: each geometry's LOD levels as the positions 
 and the triangles' indices, the bounding box and the geometry centres). The particle and 2D animation samples need
 the stock effects (``Particle/*.xml``, ``Urho2D/*.pex``), Spriter animation sets (``Urho2D/**/*.scml``) and the
 sprite sheet one of them uses; render paths and post-process effects (``RenderPaths/*.xml``, ``PostProcess/*.xml``),
-whose commands and render targets a ``RenderPath`` holds as state: each is kept as the elements and attributes the
-engine reads of it, written again as XML here (comments, layout and everything else of the files dropped). Nothing
-else of the files is kept:
+whose commands and render targets a ``RenderPath`` holds as state; the Urho2D samples' Tiled maps (``Urho2D/**/*.tmx``
+and any ``.tsx`` tile set): each is kept as the elements and attributes the engine reads of it (and a tile layer's
+data text), written again as XML here (comments, layout and everything else of the files dropped). Nothing else of
+the files is kept:
 
     python -m engine.data.make_stock /path/to/Urho3D.git            # a bare git directory
     python -m engine.data.make_stock /path/to/Urho3D --rev <commit>  # or a checkout
@@ -84,12 +85,24 @@ _RENDERPATH_ELEMENTS: _Elements = {
                 "vsdefines", "psdefines"),
     "output": ("index", "name", "face"), "parameter": ("name", "value"), "texture": ("unit", "name"),
 }
+# Tiled maps (TmxFile2D): "#text" keeps an element's text (a tile layer's CSV or base64 data).
+_TMX_ELEMENTS: _Elements = {
+    "map": ("version", "orientation", "width", "height", "tilewidth", "tileheight"),
+    "tileset": ("firstgid", "source", "name", "tilewidth", "tileheight", "spacing", "margin"),
+    "tileoffset": ("x", "y"), "image": ("source", "width", "height"), "tile": ("id", "gid"),
+    "properties": (), "property": ("name", "value"),
+    "layer": ("name", "width", "height", "visible"), "data": ("encoding", "compression", "#text"),
+    "objectgroup": ("name", "width", "height", "visible"), "imagelayer": ("name", "width", "height", "visible"),
+    "object": ("name", "type", "x", "y", "width", "height", "gid"), "polygon": ("points",), "polyline": ("points",),
+    "ellipse": (),
+}
 XML_FILES: tuple[tuple[re.Pattern[str], _Elements], ...] = (
     (re.compile(r"(RenderPaths|PostProcess)/[^/]+\.xml"), _RENDERPATH_ELEMENTS),
     (re.compile(r"Particle/[^/]+\.xml"), _EFFECT_ELEMENTS),
     (re.compile(r"Urho2D/[^/]+\.pex"), _PEX_ELEMENTS),
     (re.compile(r"Urho2D/(.+/)?[^/]+\.scml"), _SCML_ELEMENTS),
     (re.compile(r"Urho2D/Orc/Orc\.xml"), _SHEET_ELEMENTS),
+    (re.compile(r"Urho2D/(.+/)?[^/]+\.(tmx|tsx)"), _TMX_ELEMENTS),
 )
 
 
@@ -103,6 +116,10 @@ def kept_xml(data: bytes, elements: _Elements, name: str) -> str:
     def write(el: ET.Element, depth: int) -> None:
         attrs = "".join(f' {k}="{_escape(el.attrib[k])}"' for k in elements[el.tag] if k in el.attrib)
         kids = [c for c in el if c.tag in elements]
+        text = (el.text or "").strip() if "#text" in elements[el.tag] else ""
+        if text and not kids:
+            lines.append(f"{' ' * depth}<{el.tag}{attrs}>{_escape(text)}</{el.tag}>")
+            return
         if not kids:
             lines.append(f"{' ' * depth}<{el.tag}{attrs}/>")
             return
@@ -116,7 +133,7 @@ def kept_xml(data: bytes, elements: _Elements, name: str) -> str:
 
 
 def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 _SEM_POSITION, _TYPE_VECTOR3 = 0, 3
 
 

@@ -203,15 +203,15 @@ def test_node_load_xml_replaces_the_nodes_content_and_save_xml_writes_a_node_doc
 
 
 def test_components_the_engine_lacks_are_loaded_as_placeholders_and_named_as_missing() -> None:
-    engine = engine_with(**{"a.xml": '<node id="1"><component type="TileMap2D" id="1">'
-                                     '<attribute name="Tmx File" value="TmxFile2D;Urho2D/Tilesets/Ortho.tmx" />'
+    engine = engine_with(**{"a.xml": '<node id="1"><component type="NetworkPriority" id="1">'
+                                     '<attribute name="Base Priority" value="50" />'
                                      '</component></node>'})
     assert lua("""local s = Scene() local n = s:InstantiateXML("a.xml", Vector3(), Quaternion())
-                  return n:GetComponent("TileMap2D") ~= nil""", engine) is True
-    assert engine.report().missing_api == ["TileMap2D"]
-    with pytest.raises(Exception, match="not implemented by the grader engine: TileMap2D:GetTmxFile"):
+                  return n:GetComponent("NetworkPriority") ~= nil""", engine) is True
+    assert engine.report().missing_api == ["NetworkPriority"]
+    with pytest.raises(Exception, match="not implemented by the grader engine: NetworkPriority:GetBasePriority"):
         lua("return scene_ and nil or Scene():InstantiateXML('a.xml', Vector3(), Quaternion())"
-            ":GetComponent('TileMap2D'):GetTmxFile()", engine)
+            ":GetComponent('NetworkPriority'):GetBasePriority()", engine)
 
 
 def test_bad_scene_files_fail_with_urho3ds_errors() -> None:

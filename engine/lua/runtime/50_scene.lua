@@ -829,8 +829,13 @@ N.Clone = function(self, mode)
     for i, k in ipairs(s.var_order) do r.var_order[i] = k; r.vars[k] = s.vars[k] end
     r.enabled, r.enabled_prev = s.enabled, s.enabled_prev
     attach(p, r)
-    for _, c in ipairs(s.components) do E.clone_component(c, r) end
-    for _, child in ipairs(s.children) do clone_into(r, child) end
+    -- temporary components and child nodes are not cloned (Node::CloneRecursive)
+    for _, c in ipairs(s.components) do
+      if not c.temporary then E.clone_component(c, r) end
+    end
+    for _, child in ipairs(s.children) do
+      if not child.temporary then clone_into(r, child) end
+    end
     return r
   end
   return clone_into(parent, src).proxy

@@ -343,8 +343,35 @@ local function attach_script_object(node, c, class_name)
 end
 E.attach_script_object = attach_script_object
 
+-- CreateScriptObject(fileName, "ClassName") runs the file first, once per file as LuaFile::LoadAndExecute does
+-- (found as `require` finds modules: the game's files, then the engine's Lua libraries).  A file that is not
+-- there logs Urho3D's error and makes no object; an error while it runs is the game's error, and no object.
+local executed_files = {}
+local function run_script_file(name)
+  name = tostring(name)
+  if executed_files[name] then return true end
+  local chunkname, source, key = E.host_call(E.host.find_module, name)
+  if chunkname == false then error(source, 0) end   -- past the run's file read budget
+  if chunkname == nil then
+    E.log("ERROR", sformat("Could not find resource %s", name))
+    return false
+  end
+  if not executed_files[key] then
+    local fn, err = load(source, "@" .. chunkname, "t", E.game_env)
+    if fn == nil then
+      E.log("ERROR", sformat("Lua Execute failed for %s: %s", name, tostring(err)))
+      return false
+    end
+    if not E.protected("CreateScriptObject", fn) then return false end
+    executed_files[key] = true
+  end
+  executed_files[name] = true
+  return true
+end
+
 local function create_script_object(node, a, b)
   -- CreateScriptObject("ClassName") or CreateScriptObject(fileName, "ClassName")
+  if b ~= nil and not run_script_file(a) then return nil end
   local class_name = b or a
   local cls = class_name == "LuaScriptObject" and E.LUA_SCRIPT_OBJECT or E.game_env[class_name]
   if type(cls) ~= "table" then

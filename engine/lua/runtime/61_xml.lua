@@ -143,6 +143,60 @@ T.matrix3 = matrix(9, E.Matrix3_new, function() return E.Matrix3_new() end)
 T.matrix3x4 = matrix(12, E.Matrix3x4_new, function() return E.Matrix3x4_new() end)
 T.matrix4 = matrix(16, E.Matrix4_new, function() return E.Matrix4_new() end)
 
+-- C's strtol / strtoul in another base (2 to 36, or 0: decimal, octal after "0", hex after "0x"); the value
+-- clamped to `lo`..`hi` as strtol clamps (strtoul negates a negative value modulo 2^64)
+local function strtol_base(s, base, lo, hi)
+  s = tostring(s or "")
+  local sign, rest = smatch(s, "^[ \t\n\r\f\v]*([+-]?)(.*)$")
+  if (base == 0 or base == 16) and smatch(rest, "^0[xX]%x") then
+    rest, base = ssub(rest, 3), 16
+  elseif base == 0 then
+    base = smatch(rest, "^0") and 8 or 10
+  end
+  if base < 2 or base > 36 then return 0 end
+  local v, overflow = 0, false
+  for i = 1, #rest do
+    local d = tonumber(ssub(rest, i, i), 36)
+    if d == nil or d >= base then break end
+    if v > (math.maxinteger - d) // base then overflow = true; break end
+    v = v * base + d
+  end
+  if sign == "-" then v = -v end
+  if overflow then return sign == "-" and lo or hi end
+  if v > hi then return hi elseif v < lo then return lo end
+  return v
+end
+local function int_parser(parse10, lo, hi)
+  return function(source, base)
+    base = mtointeger(base) or 10
+    if base == 10 then return parse10(source) end
+    return strtol_base(source, base, lo, hi)
+  end
+end
+-- Urho3D's global string conversions (Core/StringUtils): what its XML readers use, for the game
+FUNCTIONS.ToBool = function(source) return T.bool(source) end
+FUNCTIONS.ToFloat = function(source) return E.MATH.f32(T.float(source)) end
+FUNCTIONS.ToInt = int_parser(T.int, -2147483648, 2147483647)
+FUNCTIONS.ToUInt = int_parser(T.uint, 0, 4294967295)
+FUNCTIONS.ToInt64 = int_parser(T.int64, math.mininteger, math.maxinteger)
+FUNCTIONS.ToUInt64 = int_parser(T.int64, math.mininteger, math.maxinteger)
+FUNCTIONS.ToVector2 = function(source) return T.vector2(source) end
+FUNCTIONS.ToVector3 = function(source) return T.vector3(source) end
+local vector4_missing_zero = vec(4, function(f) return E.Vector4_new(f[1], f[2], f[3], f[4]) end, nil, true)
+FUNCTIONS.ToVector4 = function(source, allow_missing)
+  if allow_missing then return vector4_missing_zero(source) end
+  return T.vector4(source)
+end
+FUNCTIONS.ToRect = function(source) return T.rect(source) end
+FUNCTIONS.ToIntRect = function(source) return T.intrect(source) end
+FUNCTIONS.ToIntVector2 = function(source) return T.intvector2(source) end
+FUNCTIONS.ToIntVector3 = function(source) return T.intvector3(source) end
+FUNCTIONS.ToColor = function(source) return T.color(source) end
+FUNCTIONS.ToQuaternion = function(source) return T.quaternion(source) end
+FUNCTIONS.ToMatrix3 = function(source) return T.matrix3(source) end
+FUNCTIONS.ToMatrix3x4 = function(source) return T.matrix3x4(source) end
+FUNCTIONS.ToMatrix4 = function(source) return T.matrix4(source) end
+
 -- Values to text, as Urho3D's String constructors and ToString methods print them.
 local function g(x) return sformat("%g", x) end
 local function gs(...)

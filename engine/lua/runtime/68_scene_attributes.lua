@@ -417,6 +417,8 @@ ATTRIBUTES.AnimatedSprite2D = concat(animated, attrs(
   end},
   {"Loop Mode", "enum", "Default", "GetLoopMode", "SetLoopMode", {"Default", "ForceLooped", "ForceClamped"}}))
 
+-- Tile maps (65_tilemap2d.lua): loading the file makes the layers' nodes, which are temporary and never saved
+ATTRIBUTES.TileMap2D = attrs(ENABLED, {"Tmx File", "ref:TmxFile2D", "TmxFile2D;", "GetTmxFile", "SetTmxFile"})
 
 ----------------------------------------------------------------------------------------------------
 -- Node and Scene attributes
@@ -552,6 +554,22 @@ local function finder(list)
   end
 end
 
+
+-- Node:Clone copies the 2D sprites' and tile maps' attributes as Urho3D's clone does: each attribute's value read
+-- from the original and set on the clone in the table's order (values, not their text; value types copied).
+local function clone_attributes(src, dst)
+  for _, a in ipairs(ATTRIBUTES[src.type_name] or {}) do
+    local get, set = accessor(src, a[4], a[1]), accessor(dst, a[5], a[1])
+    if get and set then set(dst, dst.proxy, E.copy_value(get(src, src.proxy))) end
+  end
+end
+for _, name in ipairs({"StaticSprite2D", "StretchableSprite2D", "AnimatedSprite2D", "TileMap2D"}) do
+  local make = E.COMPONENT_FACTORIES[name]
+  E.COMPONENT_FACTORIES[name] = function(c)
+    make(c)
+    c.clone_into = clone_attributes
+  end
+end
 
 E.scene_attr = {table_of = table_of, current = current, apply = apply, finder = finder, enum_index = enum_index,
   vars_get = vars_get, vars_set = vars_set, var_names_of = var_names_of, KIND = KIND, impl_method = impl_method}
