@@ -383,62 +383,46 @@ end
 
 -- Erode the walkable area by `radius` cells: spans closer than that to an edge (a missing connection) go.
 -- Connections: con[(i - 1) * 4 + 1] -x, + 2 +z, + 3 +x, + 4 -z.
+
+-- One pass of the distance transform (2 across a side, 3 across a corner) over the columns, forward from the -x,
+-- -z corner or backward from the +x, +z one: each span's distance lowered through its neighbours in direction
+-- `a` and `b` (con's slots: 1 -x, 2 +z, 3 +x, 4 -z) and, from each, its neighbour turning the corner.
+local function chamfer_pass(w, cfirst, ccount, con, dist, forward)
+  local a, a_turn, b, b_turn, from, to, step = 1, 4, 4, 3, 0, w - 1, 1
+  if not forward then a, a_turn, b, b_turn, from, to, step = 3, 2, 2, 1, w - 1, 0, -1 end
+  for z = from, to, step do
+    for x = from, to, step do
+      local col = z * w + x + 1
+      local i0 = cfirst[col]
+      for i = i0, i0 + ccount[col] - 1 do
+        local d = dist[i]
+        if d > 0 then
+          local base = (i - 1) * 4
+          for side = 1, 2 do
+            local dir, turn = a, a_turn
+            if side == 2 then dir, turn = b, b_turn end
+            local j = con[base + dir]
+            if j ~= 0 then
+              if dist[j] + 2 < d then d = dist[j] + 2 end
+              local k = con[(j - 1) * 4 + turn]
+              if k ~= 0 and dist[k] + 3 < d then d = dist[k] + 3 end
+            end
+          end
+          dist[i] = d
+        end
+      end
+    end
+  end
+end
+
 local function erode(w, n, radius)
   if radius <= 0 then return end
   for i = 1, n do
     local b = (i - 1) * 4
     if con[b + 1] == 0 or con[b + 2] == 0 or con[b + 3] == 0 or con[b + 4] == 0 then dist[i] = 0 else dist[i] = 255 end
   end
-  for z = 0, w - 1 do            -- forward: from -x, (-x, -z), -z, (+x, -z)
-    for x = 0, w - 1 do
-      local col = z * w + x + 1
-      local i0 = cfirst[col]
-      for i = i0, i0 + ccount[col] - 1 do
-        local d = dist[i]
-        if d > 0 then
-          local b = (i - 1) * 4
-          local j = con[b + 1]
-          if j ~= 0 then
-            if dist[j] + 2 < d then d = dist[j] + 2 end
-            local k = con[(j - 1) * 4 + 4]
-            if k ~= 0 and dist[k] + 3 < d then d = dist[k] + 3 end
-          end
-          j = con[b + 4]
-          if j ~= 0 then
-            if dist[j] + 2 < d then d = dist[j] + 2 end
-            local k = con[(j - 1) * 4 + 3]
-            if k ~= 0 and dist[k] + 3 < d then d = dist[k] + 3 end
-          end
-          dist[i] = d
-        end
-      end
-    end
-  end
-  for z = w - 1, 0, -1 do        -- backward: from +x, (+x, +z), +z, (-x, +z)
-    for x = w - 1, 0, -1 do
-      local col = z * w + x + 1
-      local i0 = cfirst[col]
-      for i = i0, i0 + ccount[col] - 1 do
-        local d = dist[i]
-        if d > 0 then
-          local b = (i - 1) * 4
-          local j = con[b + 3]
-          if j ~= 0 then
-            if dist[j] + 2 < d then d = dist[j] + 2 end
-            local k = con[(j - 1) * 4 + 2]
-            if k ~= 0 and dist[k] + 3 < d then d = dist[k] + 3 end
-          end
-          j = con[b + 2]
-          if j ~= 0 then
-            if dist[j] + 2 < d then d = dist[j] + 2 end
-            local k = con[(j - 1) * 4 + 1]
-            if k ~= 0 and dist[k] + 3 < d then d = dist[k] + 3 end
-          end
-          dist[i] = d
-        end
-      end
-    end
-  end
+  chamfer_pass(w, cfirst, ccount, con, dist, true)    -- from -x, (-x, -z), -z, (+x, -z)
+  chamfer_pass(w, cfirst, ccount, con, dist, false)   -- from +x, (+x, +z), +z, (-x, +z)
   local limit = radius * 2
   for i = 1, n do if dist[i] < limit then carea[i] = 0 end end
 end

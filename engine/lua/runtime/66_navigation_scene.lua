@@ -901,14 +901,21 @@ NM.FindPath = function(self, s, e, extents)
 end
 
 -- The queries below share: the start's piece (nil: the fallback answer), its local position.
-function NAV.move_along(c, s, e, ex, ey, ez, filter)
+local function start_piece(c, s, ex, ey, ez, filter)
   local nav = NAV.ready(c)
   if nav == nil then return nil end
   filter = filter or c.filter
   local sx, sy, sz = to_local(c, s.x, s.y, s.z)
-  local tx, ty, tz = to_local(c, e.x, e.y, e.z)
   local r = Q.nearest(nav, sx, sy, sz, ex, ey, ez, filter)
   if r == nil then return nil end
+  return r, nav, filter, sx, sy, sz
+end
+
+function NAV.move_along(c, s, e, ex, ey, ez, filter)
+  local r, nav, sx, sz
+  r, nav, filter, sx, _, sz = start_piece(c, s, ex, ey, ez, filter)
+  if r == nil then return nil end
+  local tx, ty, tz = to_local(c, e.x, e.y, e.z)
   local x, z, reached, rr = Q.move_along(nav, r, sx, sz, tx, tz, filter)
   local y = reached and ty or Q.height_at(nav, rr, x, z)
   return to_world(c, x, y, z)
@@ -978,13 +985,10 @@ end
 
 -- t along the segment where it leaves the mesh (1: it stays on), and the wall's normal
 function NAV.raycast(c, s, e, ex, ey, ez, filter)
-  local nav = NAV.ready(c)
-  if nav == nil then return nil end
-  filter = filter or c.filter
-  local sx, sy, sz = to_local(c, s.x, s.y, s.z)
-  local tx, _, tz = to_local(c, e.x, e.y, e.z)
-  local r = Q.nearest(nav, sx, sy, sz, ex, ey, ez, filter)
+  local r, nav, sx, sz
+  r, nav, filter, sx, _, sz = start_piece(c, s, ex, ey, ez, filter)
   if r == nil then return nil end
+  local tx, _, tz = to_local(c, e.x, e.y, e.z)
   return Q.raycast(nav, r, sx, sz, tx, tz, filter)
 end
 NM.Raycast = function(self, s, e, extents)
