@@ -527,6 +527,35 @@ def test_http_answers_from_scripted_responses(game: MakeEngine) -> None:
     assert any(message in e["message"] for e in engine.report().log)
 
 
+def test_urho3d_http_requests_read_the_scripted_answers_as_a_stream(game: MakeEngine) -> None:
+    """Network:MakeHttpRequest (Urho3D's own client, sample 43) answers from the same rules: INITIALIZING until the
+    answer's frame, then the body read as a Deserializer (OPEN while bytes remain, CLOSED after), or ERROR with
+    the reason for a failure, an `error` rule or no rule."""
+    engine = game("""
+      local ok = network:MakeHttpRequest("https://api.example.com/users?page=1&q=a%20b")
+      local down = network:MakeHttpRequest("https://down.example.com/", "", {}, "")
+      local none = network:MakeHttpRequest("https://nowhere.example.com/", "POST", {"X-A: 1"}, "k=v")
+      L("made", ok.URL, ok.verb, none.verb, ok.state, ok.availableSize, ok:IsEof())
+      SubscribeToEvent("Update", function()
+        if ok.state == HTTP_OPEN then
+          L("ok", ok.state, ok.availableSize, ok:ReadByte(), ok:ReadLine(), ok.availableSize, ok.state, ok:IsEof())
+        end
+        for _, r in ipairs({down, none}) do
+          if r.state == HTTP_ERROR and not r.told then r.told = true; L("error", r.verb, r.error) end
+        end
+      end)
+    """, world=HTTP_WORLD)
+    engine.run_frames(8)
+    message = "grader: no scripted response for POST https://nowhere.example.com/ (the grader never uses the network)"
+    assert game_log(engine) == [
+        "0 made https://api.example.com/users?page=1&q=a%20b GET POST 0 0 false",
+        "2 error GET connection refused", f"2 error POST {message}", "4 ok 2 5 91 1,2] 0 3 true"]
+    assert [(c["method"], c["outcome"], c["args"]) for c in calls(engine)] == [
+        ("MakeHttpRequest", "ok", '"GET", "https://api.example.com/users?page=1&q=a%20b"'),
+        ("MakeHttpRequest", "error", '"GET", "https://down.example.com/"'),
+        ("MakeHttpRequest", "error", '"POST", "https://nowhere.example.com/", "k=v"')]
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # the world's format, the setting, determinism, the sandbox
 # ---------------------------------------------------------------------------------------------------------------

@@ -321,6 +321,75 @@ C.Cancel = function(self)
   end
 end
 
+-- Urho3D's own client, Network:MakeHttpRequest(url, verb, headers, postData): answered from the same [[http]] rules
+-- at a later frame.  Until then the request is HTTP_INITIALIZING; then HTTP_ERROR (an injected failure, an
+-- `error` rule, no rule: Urho3D's request reports a failed connection, not a status) or the rule's body to read as
+-- a Deserializer, HTTP_OPEN while unread bytes remain and HTTP_CLOSED after (the whole answer has arrived).
+local HTTP_INITIALIZING, HTTP_ERROR, HTTP_OPEN, HTTP_CLOSED = 0, 1, 2, 3
+local Request = class("HttpRequest")
+local Q = Request.methods
+local function request_rec(self) return rec(self, "HttpRequest") end
+local function request_state(r)
+  if r.state == HTTP_OPEN and r.pos >= #r.data then r.state = HTTP_CLOSED end
+  return r.state
+end
+Q.GetURL = function(self) return request_rec(self).url end
+Q.GetVerb = function(self) return request_rec(self).verb end
+Q.GetError = function(self) return request_rec(self).error end
+Q.GetState = function(self) return request_state(request_rec(self)) end
+Q.GetAvailableSize = function(self) local r = request_rec(self); return #r.data - r.pos end
+Q.IsOpen = function(self) return request_state(request_rec(self)) == HTTP_OPEN end
+Q.IsEof = function(self)
+  local r = request_rec(self)
+  return r.state ~= HTTP_INITIALIZING and r.pos >= #r.data
+end
+E.install_serializer("HttpRequest", {
+  rec = request_rec,
+  readable = function(r) return r.state == HTTP_OPEN or r.state == HTTP_CLOSED end,
+  writable = function() return false end,
+})
+
+class("Network").methods.MakeHttpRequest = function(self, url, verb, headers, post_data)
+  url = string_arg(url, "MakeHttpRequest")
+  verb = (verb == nil or verb == "") and "GET" or string_arg(verb, "MakeHttpRequest")
+  post_data = post_data == nil and "" or string_arg(post_data, "MakeHttpRequest")
+  if #post_data > LIMITS.http_body_bytes then
+    P.raise(sformat("MakeHttpRequest: a body of %d bytes (the grader allows %d)", #post_data, LIMITS.http_body_bytes))
+  end
+  if in_flight_count >= LIMITS.http_pending then
+    E.error(sformat("grader: more than %d HTTP requests in flight", LIMITS.http_pending), 2)
+  end
+  local method = verb:upper()
+  local entry = P.begin("http", "MakeHttpRequest", post_data ~= "" and P.text(method, url, post_data)
+    or P.text(method, url))
+  local failure = P.injected("http", "MakeHttpRequest")
+  local rule = failure == nil and match_rule(method, url) or nil
+  local r = {url = url, verb = verb, state = HTTP_INITIALIZING, error = "", data = "", pos = 0}
+  local request = {cancelled = false}
+  in_flight[request] = true
+  in_flight_count = in_flight_count + 1
+  entry.due = P.schedule(rule and rule.latency_frames or P.latency, function()
+    finish_request(request)
+    local message
+    if failure then
+      message = failure.timeout and "timeout" or failure.reason
+    elseif rule == nil then
+      message = sformat("grader: no scripted response for %s %s (the grader never uses the network)", method, url)
+      E.log("WARNING", message)
+    elseif rule.error ~= nil then
+      message = rule.error
+    end
+    if message then
+      r.state, r.error = HTTP_ERROR, message
+      P.finish(entry, failure and failure.timeout and "timeout" or "error", message)
+    else
+      r.state, r.data = HTTP_OPEN, rule.body or ""
+      P.finish(entry, "ok", P.text(rule.status, rule.body))
+    end
+  end)
+  return E.new_object("HttpRequest", r)
+end
+
 local Manager = class("HttpManager")
 Manager.methods.Create = function(self)
   rec(self, "HttpManager")
