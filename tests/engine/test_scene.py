@@ -603,3 +603,35 @@ def test_a_stretchable_sprite_keeps_its_border_and_saves_it() -> None:
             loaded.border.left, loaded.border.bottom, loaded.layer, sprite.flipX}
     """)
     assert out == [25, 20, 15, 10, 3, 25, 10, 3, False]
+
+
+def test_2d_and_world_transform_shorthands_signed_scale_and_component_order() -> None:
+    """Node's remaining Urho3D members: the 2D and world-space setters as Node.h composes them, the signed world
+    scale, children by name, the owner, the dirty flag, network component counts and ReorderComponent."""
+    out = lua("""
+      local scene = Scene()
+      local p = scene:CreateChild("P"); p.scale = Vector3(2, -3, 1); p:Rotate(Quaternion(0, 0, 90))
+      local n = p:CreateChild("N"); n:CreateChild("x"); n:CreateChild("y"):CreateChild("x"); n:CreateChild("x")
+      n:CreateComponent("StaticModel"); n:CreateComponent("Light"); local cam = n:CreateComponent("Camera", LOCAL)
+      n:ReorderComponent(cam, 0); n:ReorderComponent(cam, 99)
+      local m = scene:CreateChild("M"); m:SetTransform2D(Vector2(1, 2), 45, 2)
+      local m_scale = m.scale
+      m:RotateAround2D(Vector2(0, 0), 90, TS_PARENT)
+      local w = scene:CreateChild("W"); w:SetWorldTransform2D(Vector2(3, 4), 30, Vector2(2, 5))
+      local q = scene:CreateChild("Q"); q:SetWorldTransform(Vector3(1, 2, 3), Quaternion(0, 90, 0), 4)
+      local s = scene:CreateChild("S"); s:SetWorldScale2D(3, 4)
+      local _ = n.worldPosition   -- the world transform computed: clean until something moves it
+      local dirty_before = n.dirty
+      n:MarkDirty()
+      return {#n:GetChildrenWithName("x"), #n:GetChildrenWithName("x", true), n:GetComponents()[3]:GetTypeName(),
+        p.signedWorldScale.y, p.worldScale.y, m.position.x, m.position.y, m_scale.z, m.rotation:RollAngle(),
+        w.position.z, w.scale.x, w.scale.y, w.scale.z, q.worldPosition.z, q.worldScale.y, q.rotation:YawAngle(),
+        s.scale.x, s.scale.z, n.numNetworkComponents, n.owner == nil, dirty_before, n:IsDirty()}
+    """)
+    assert out[:3] == [2, 3, "Camera"]
+    assert out[3] == pytest.approx(-3) and out[4] == pytest.approx(3)
+    assert out[5:9] == pytest.approx([-2, 1, 2, 135])
+    assert out[9:13] == pytest.approx([0, 2, 5, 1])
+    assert out[13:16] == pytest.approx([3, 4, 90])
+    assert out[16:18] == pytest.approx([3, 1])
+    assert out[18:] == [2, True, False, True]

@@ -744,6 +744,69 @@ N.GetChildrenWithTag = function(self, tag, recursive)
   end)
 end
 
+N.GetChildrenWithName = function(self, name, recursive)
+  name = type(name) == "string" and name or (E.is(name, "StringHash") and name.name_) or tostring(name)
+  return collect_children(node_rec(self), recursive, {}, function(c) return c.name == name end)
+end
+
+-- 2D and world-space shorthands, as Urho3D's Node.h writes them: a Vector2 position is (x, y, 0), an angle a roll,
+-- a Vector2 scale (x, y, 1) and a number scale uniform.
+local function scale3(scale)
+  if scale == nil then return nil end
+  if type(scale) == "number" then return v3(scale, scale, scale) end
+  return v3(scale.x, scale.y, 1.0)
+end
+N.SetTransform2D = function(self, pos, angle, scale)
+  N.SetTransform(self, v3(pos.x, pos.y, 0.0), quat(axis_angle(angle, 0, 0, 1)), scale3(scale))
+end
+N.SetWorldTransform = function(self, pos, rot, scale)
+  N.SetWorldPosition(self, pos)
+  N.SetWorldRotation(self, rot)
+  if scale ~= nil then N.SetWorldScale(self, scale) end
+end
+N.SetWorldTransform2D = function(self, pos, angle, scale)
+  N.SetWorldTransform(self, v3(pos.x, pos.y, 0.0), quat(axis_angle(angle, 0, 0, 1)), scale3(scale))
+end
+N.SetWorldScale2D = function(self, a, b)
+  if type(a) == "number" then N.SetWorldScale(self, v3(a, b, 1.0)) else N.SetWorldScale(self, v3(a.x, a.y, 1.0)) end
+end
+N.RotateAround2D = function(self, point, angle, space)
+  N.RotateAround(self, v3(point.x, point.y, 0.0), quat(axis_angle(angle, 0, 0, 1)), space)
+end
+-- The world scale with the sign of each axis: the world transform's columns against the world rotation's.
+N.GetSignedWorldScale = function(self)
+  local r = world(node_rec(self))
+  local ax, ay, az = qrot(r.ww, r.wx, r.wy, r.wz, 1, 0, 0)
+  local bx, by, bz = qrot(r.ww, r.wx, r.wy, r.wz, 0, 1, 0)
+  local cx, cy, cz = qrot(r.ww, r.wx, r.wy, r.wz, 0, 0, 1)
+  return v3(ax * r.m00 + ay * r.m10 + az * r.m20, bx * r.m01 + by * r.m11 + bz * r.m21,
+    cx * r.m02 + cy * r.m12 + cz * r.m22)
+end
+N.MarkDirty = function(self) mark_dirty(node_rec(self)) end
+N.IsDirty = function(self) return node_rec(self).dirty == true end
+-- As Urho3D's Node::SetID: the node's own id only (the scene's lookup keeps the id it registered).
+N.SetID = function(self, id) node_rec(self).id = E.tolua_int(id, "SetID", 1) end
+N.SetOwner = function(self, connection) node_rec(self).owner = connection end
+N.GetOwner = function(self) return node_rec(self).owner end
+N.GetNumNetworkComponents = function(self)
+  local n = 0
+  for _, c in ipairs(node_rec(self).components) do if c.id < FIRST_LOCAL_ID then n = n + 1 end end
+  return n
+end
+-- Move one of this node's components to `index` in its list (Urho3D ignores a component of another node).
+N.ReorderComponent = function(self, component, index)
+  local r = node_rec(self)
+  local comps = r.components
+  for i, c in ipairs(comps) do
+    if c.proxy == component then
+      table.remove(comps, i)
+      local at = math.max(0, math.min(E.tolua_int(index, "ReorderComponent", 2), #comps))
+      table.insert(comps, at + 1, c)
+      return
+    end
+  end
+end
+
 -- tags and vars
 N.AddTag = function(self, tag)
   local r = node_rec(self)
