@@ -23,16 +23,12 @@ local CORNERS = {{0, 0}, {6, 0}, {0, 4}, {6, 4}}
 
 -- save file ----------------------------------------------------------------------------------------
 local function write_save(text)
-  local f = File("save.json", FILE_WRITE)
-  f:WriteString(text)
-  f:Close()
+  h.write_file("save.json", text .. "\0")   -- as File:WriteString writes it
 end
 -- The `best` field of save.json as the game left it: a number, or nil and why not.
 local function read_best()
-  local f = File("save.json", FILE_READ)
-  if not f:IsOpen() then return nil, "save.json does not exist" end
-  local text = f:ReadBuffer()
-  f:Close()
+  local text = h.file("save.json")
+  if text == nil then return nil, "save.json does not exist" end
   text = text:gsub("%z+$", "")
   local v = text:match('"best"%s*:%s*(-?[%d%.eE+-]+)')
   if v == nil then return nil, "no \"best\" number in save.json: " .. text:sub(1, 80) end

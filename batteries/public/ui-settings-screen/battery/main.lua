@@ -86,16 +86,12 @@ local function json_object(text)
   return obj
 end
 local function write_file(text)
-  local f = File("settings.json", FILE_WRITE)
-  f:WriteString(text)
-  f:Close()
+  h.write_file("settings.json", text .. "\0")   -- as File:WriteString writes it
 end
 -- The file as the game left it: the decoded table, or nil and why not.
 local function read_settings()
-  local f = File("settings.json", FILE_READ)
-  if not f:IsOpen() then return nil, "settings.json does not exist" end
-  local text = f:ReadBuffer()
-  f:Close()
+  local text = h.file("settings.json")
+  if text == nil then return nil, "settings.json does not exist" end
   text = text:gsub("%z+$", "")
   local ok, data = pcall(json_object, text)
   if not ok or type(data) ~= "table" then return nil, "settings.json is not a JSON object: " .. text:sub(1, 80) end
