@@ -4,7 +4,8 @@ the same game, stepped in lockstep and joined by an in-memory transport (docs/pl
 The server's Engine is the run: the battery runs in it and its frame loop drives the others.  After each of the
 server's frames (engine/lua/runtime/67_network.lua, `E.net_after_frame`) `NetRun.frame` takes what the server sent,
 steps every client one frame in order (client1 first), takes what each sent, and hands the server what reached it.
-A message sent in frame f is read by its receiver at the BeginFrame of frame f + 1 + latency; messages due in the
+A message sent in frame f is read by its receiver at the BeginFrame of frame f + 1 + latency (+ the sender's
+SetSimulatedLatency in frames, never before what the sender sent the same receiver earlier); messages due in the
 same frame are read in the order they were sent.  Only hex strings of the engine's codec (67_netcodec.lua) cross
 between the states: no Lua or Python object of one role is ever handed to another.
 
@@ -47,6 +48,7 @@ class NetRun:
         self.latency = latency_frames
         self.link_up = {name: True for name in clients}
         self.late = set(late or [])
+        self.last_due: dict[tuple[str, str], int] = {}   # (sender, receiver) -> the latest due frame sent
         # the server frame each client's frame 0 is at (late clients: where they joined); None: not joined yet
         self.started_at: dict[str, int | None] = {name: None if name in self.late else 0 for name in clients}
 
@@ -71,28 +73,36 @@ class NetRun:
         if started is not None and self.link_up[name]:
             self._deliver(self.clients[name], [{"from": SERVER, "hex": hex_data, "due": due - started}])
 
-    def _take(self, engine: Engine) -> list[tuple[str, str]]:
+    def _take(self, engine: Engine) -> list[tuple[str, str, int]]:
         with engine.unmetered():
-            return [(str(m["to"]), str(m["hex"])) for m in _items(engine.E.net_take_outbox())]
+            return [(str(m["to"]), str(m["hex"]), int(m["delay"] or 0)) for m in _items(engine.E.net_take_outbox())]
 
     # Called by the server's Lua after each of its frames, with what the server sent during it.
+    def _due(self, sender: str, to: str, due: int, delay: Any) -> int:
+        """`due` plus the sender's simulated latency (SetSimulatedLatency), never before what the sender sent to
+        `to` earlier: a link delivers in the order things were sent, as RakNet's ordered channels do."""
+        key = (sender, to)
+        at = max(due + int(delay or 0), self.last_due.get(key, 0))
+        self.last_due[key] = at
+        return at
+
     def frame(self, server_outbox: Any) -> Any:
         due = self.server.frame + 1 + self.latency
         for item in _items(server_outbox):
             to, hex_data = str(item["to"]), str(item["hex"])
             if to in self.clients:
-                self._to_client(to, hex_data, due)
+                self._to_client(to, hex_data, self._due(SERVER, to, due, item["delay"]))
         inbound: list[dict[str, Any]] = []
         for name, engine in self.clients.items():
             if self.started_at[name] is None:
                 continue
             engine.run_frames(1)
             refused = False
-            for to, hex_data in self._take(engine):
+            for to, hex_data, delay in self._take(engine):
                 if to != SERVER:
                     continue
                 if self.link_up[name]:
-                    inbound.append({"from": name, "hex": hex_data, "due": due})
+                    inbound.append({"from": name, "hex": hex_data, "due": self._due(name, SERVER, due, delay)})
                 else:
                     refused = True
             if refused:   # no route to the server: the client hears of it (a connection attempt fails)
@@ -107,12 +117,12 @@ class NetRun:
             self._start_client(name)
         # what the roles sent while starting is read in frame 1, as if sent in frame 0
         due = self.server.frame + 1 + self.latency
-        for to, hex_data in self._take(self.server):
+        for to, hex_data, delay in self._take(self.server):
             if to in self.clients:
-                self._to_client(to, hex_data, due)
+                self._to_client(to, hex_data, self._due(SERVER, to, due, delay))
         for name in starting:
-            self._deliver(self.server, [{"from": name, "hex": hex_data, "due": due}
-                                        for to, hex_data in self._take(self.clients[name]) if to == SERVER])
+            self._deliver(self.server, [{"from": name, "hex": hex_data, "due": self._due(name, SERVER, due, delay)}
+                                        for to, hex_data, delay in self._take(self.clients[name]) if to == SERVER])
 
     def _start_client(self, name: str) -> None:
         engine = self.clients[name]
@@ -131,8 +141,8 @@ class NetRun:
         self.started_at[name] = self.server.frame
         self._start_client(name)
         due = self.server.frame + 1 + self.latency
-        self._deliver(self.server, [{"from": name, "hex": hex_data, "due": due}
-                                    for to, hex_data in self._take(engine) if to == SERVER])
+        self._deliver(self.server, [{"from": name, "hex": hex_data, "due": self._due(name, SERVER, due, delay)}
+                                    for to, hex_data, delay in self._take(engine) if to == SERVER])
 
     def disconnect(self, name: str) -> None:
         """The link to client `name` is lost: both ends hear it at their next frame; nothing gets through until

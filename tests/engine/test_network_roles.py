@@ -563,3 +563,58 @@ def test_what_waits_to_be_sent_is_bounded(make_game: Callable[..., Path]) -> Non
     errors = engine.report().errors
     assert [e["phase"] for e in errors] == ["client1:ServerConnected"]
     assert "bytes of network messages waiting" in errors[0]["message"]
+
+
+def test_a_roles_simulated_latency_delays_what_it_sends(make_game: Callable[..., Path]) -> None:
+    """SetSimulatedLatency (ms) delays every message the role sends by whole frames (100 ms: 6 at 60 fps), as
+    RakNet's network simulator delays a peer's packets; the server's own sends are not delayed."""
+    game = make_game(CHAT.replace('function Start()\n', 'function Start()\n'
+                                  '  if IsClientMode() then network.simulatedLatency = 100 end\n'
+                                  '  latency_read = network:GetSimulatedLatency()\n', 1))
+    _, reqs = run(game, """
+    local h = harness
+    h.start(); h.run(0.5)
+    local c1 = h.role("client1")
+    c1.key_down(KEY_H); h.run_frames(1); c1.key_up(KEY_H)
+    h.run(0.5)
+    requirement("R1", {}, function(check)
+      check.equal("six frames later", c1.global("lines"), "[41]client1: hello from me")
+      check.equal("read back", c1.global("latency_read"), 100)
+    end)
+    """)
+    assert all(c["passed"] for c in reqs[0]["checks"]), reqs
+
+
+def test_a_full_server_refuses_the_next_client(make_game: Callable[..., Path]) -> None:
+    game = make_game(CHAT.replace("network:StartServer(2345)", "network:StartServer(2345, 1)"))
+    engine, _ = run(game, "harness.start(); harness.run(0.5)")
+    messages = [(e.get("role"), e["message"]) for e in engine.report().log]
+    assert (None, "Client client1:2345 connected") in messages
+    assert ("client2", "Failed to connect to server") in messages
+    assert (None, "Client client2:2345 connected") not in messages
+
+
+def test_nat_punch_through_fails_as_without_a_nat_master(make_game: Callable[..., Path]) -> None:
+    """No NAT master is reachable from a grading run: StartNATClient and AttemptNATPunchtrough end in Urho3D's
+    failure events at the next frame; StartNATClient without the server's info logs Urho3D's error."""
+    engine = Engine(make_game("""
+    seen = {}
+    function Start()
+      network:StartNATClient()
+      network:SetNATServerInfo("nat.example.com", 61111)
+      SubscribeToEvent("NetworkNatMasterConnectionFailed", function()
+        seen[#seen + 1] = "master " .. time:GetFrameNumber()
+      end)
+      SubscribeToEvent("NetworkNatPunchtroughFailed", function(_, d)
+        seen[#seen + 1] = "punch " .. d["Address"]:GetString() .. ":" .. d["Port"]:GetInt()
+      end)
+      network:StartNATClient()
+      network:AttemptNATPunchtrough(network:GetGUID())
+    end
+    """))
+    engine.start()
+    engine.run_frames(3)
+    assert list(engine.game_env.seen.values()) == ["master 1", "punch nat.example.com:61111"]
+    report = engine.report()
+    assert report.outcome == "clean"
+    assert [e["message"] for e in report.log if e["level"] == "ERROR"] == ["NAT master server address incorrect!"]
