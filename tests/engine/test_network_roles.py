@@ -618,3 +618,52 @@ def test_nat_punch_through_fails_as_without_a_nat_master(make_game: Callable[...
     report = engine.report()
     assert report.outcome == "clean"
     assert [e["message"] for e in report.log if e["level"] == "ERROR"] == ["NAT master server address incorrect!"]
+
+
+LOSSY = """
+unreliable, reliable = 0, 0
+function Start()
+  if IsServerMode() then
+    network:StartServer(2345)
+    SubscribeToEvent("NetworkMessage", function(_, d)
+      if d["MessageID"]:GetInt() == 100 then unreliable = unreliable + 1 else reliable = reliable + 1 end
+    end)
+  else
+    network.simulatedPacketLoss = 0.5
+    loss_read = network.simulatedPacketLoss
+    SubscribeToEvent("Update", function()
+      local c = network:GetServerConnection()
+      if c ~= nil and c.connected then
+        c:SendMessage(100, false, false, VectorBuffer())   -- unreliable: may be lost
+        c:SendMessage(101, true, true, VectorBuffer())     -- reliable: always arrives
+      end
+    end)
+  end
+end
+"""
+
+
+def test_simulated_packet_loss_drops_unreliable_messages_only_and_the_same_ones_every_run(
+        make_game: Callable[..., Path]) -> None:
+    battery = """
+    local h = harness
+    h.start(); h.run(2.0)
+    requirement("R1", {}, function(check)
+      check.truthy("counts", {h.global("reliable"), h.global("unreliable"), h.role("client1").global("loss_read")})
+    end)
+    """
+
+    def counts(source: str) -> tuple[Any, ...]:
+        engine, _ = run(make_game(source), battery, clients=1)
+        return (lua_global(engine, "reliable"), lua_global(engine, "unreliable"),
+                lua_global(engine.net.role("client1"), "loss_read"), run_evidence(engine.report().as_dict())["digest"])
+
+    lossy, again = counts(LOSSY), counts(LOSSY)
+    clean = counts(LOSSY.replace("network.simulatedPacketLoss = 0.5", "network.simulatedPacketLoss = 0"))
+    assert lossy == again   # the same messages lost in every run
+    assert lossy[0] == clean[0] == clean[1] > 100   # reliable ones all arrive; without loss, every one does
+    assert 0.3 * clean[1] < lossy[1] < 0.7 * clean[1] and lossy[2] == 0.5 and clean[2] == 0
+
+
+def lua_global(engine: Engine, name: str) -> Any:
+    return engine.game_env[name]

@@ -59,7 +59,23 @@ end
 -- bounded, so a game cannot make the host carry unbounded data between the states.
 E.NET_MAX_WAITING = 16 * 1024 * 1024
 nstate.waiting = 0
-local function queue(c, message)
+-- Simulated packet loss (SetSimulatedPacketLoss): an unreliable message (controls, SendMessage with reliable
+-- false) is dropped with that probability, drawn from a stream of this role's own (the run's seed and the role's
+-- name, never the game's math.random); reliable ones arrive, as RakNet resends them.
+local loss_state = 0
+local function lost()
+  if nstate.loss <= 0 then return false end
+  local x = loss_state   -- xorshift64*
+  x = x ~ (x >> 12); x = x ~ (x << 25); x = x ~ (x >> 27)
+  loss_state = x
+  return ((x * 0x2545F4914F6CDD1D) >> 11) * (1.0 / 9007199254740992) < nstate.loss
+end
+E.on_configure(function(config)
+  loss_state = ((math.tointeger(config.seed) or 0) * 0x9E3779B97F4A7C15) ~ E.sdbm(config.net_role or "")
+  if loss_state == 0 then loss_state = 0x9E3779B97F4A7C15 end
+end)
+local function queue(c, message, unreliable)
+  if unreliable and lost() then return end
   local size = #(message.hex or "") + #(message.data or "")
   if nstate.waiting + size > E.NET_MAX_WAITING then
     error(sformat("grader: more than %d bytes of network messages waiting for the next network update",
@@ -203,7 +219,7 @@ CM.SendRemoteEvent = function(self, a, b, c, d)
   end
   return send_remote(r, nil, a, b, c, "SendRemoteEvent")
 end
-CM.SendMessage = function(self, msg_id, _reliable, _in_order, buffer)
+CM.SendMessage = function(self, msg_id, reliable, _in_order, buffer)
   local r = crec(self)
   local data = ""
   if buffer ~= nil then
@@ -211,7 +227,7 @@ CM.SendMessage = function(self, msg_id, _reliable, _in_order, buffer)
     if b == nil or b.kind ~= "vbuf" then error("bad argument #4 to 'SendMessage' (VectorBuffer expected)", 2) end
     data = b.data
   end
-  queue(r, {k = "msg", id = mfloor(msg_id), data = data})
+  queue(r, {k = "msg", id = mfloor(msg_id), data = data}, reliable == false)
 end
 CM.Disconnect = function(self)
   local r = crec(self)
@@ -339,7 +355,9 @@ end
 N.GetUpdateFps = function() return nstate.update_fps end
 N.SetSimulatedLatency = function(_, ms) nstate.latency = math.max(E.tolua_int(ms, "SetSimulatedLatency", 1), 0) end
 N.GetSimulatedLatency = function() return nstate.latency end
-N.SetSimulatedPacketLoss = function(_, loss) nstate.loss = loss end
+N.SetSimulatedPacketLoss = function(_, loss)
+  nstate.loss = math.min(math.max(E.tolua_number(loss, "SetSimulatedPacketLoss", 1), 0.0), 1.0)
+end
 N.GetSimulatedPacketLoss = function() return nstate.loss end
 N.SetClientConnectionTimeout = function(_, ms) nstate.client_timeout = ms end
 N.GetClientConnectionTimeout = function() return nstate.client_timeout end
@@ -568,7 +586,8 @@ local function net_post_update(step)
       local extra = E.is(ct.extraData, "VariantMap") and ct.extraData or E.VariantMap_new()
       queue(r, {k = "controls", buttons = mfloor(ct.buttons or 0) & 0xffffffff, yaw = (ct.yaw or 0) + 0.0,
         pitch = (ct.pitch or 0) + 0.0, timestamp = r.timestamp,
-        extra = E.hex(E.net_encode(extra, "controls extraData")), position = r.position, rotation = r.rotation})
+        extra = E.hex(E.net_encode(extra, "controls extraData")), position = r.position, rotation = r.rotation},
+        true)   -- unreliable, as Urho3D sends controls
       r.timestamp = (r.timestamp + 1) & 0xff
     end
     flush(r)
