@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from grader._errors import TaskError
-from grader.private_cache import private_cache_dir
+from grader.private_cache import build_once, private_cache_dir
 
+from ._hash import tree_digest
 from ._model import Task
 
 DRAW_FORMAT = "grader-params/1"
@@ -358,26 +359,14 @@ def rendered_folder(task: Task, folder: Path, label: str) -> Path:
     user's cache."""
     if not task.param_specs:
         return folder
-    from ._hash import tree_digest
-
     name = Path(label).name
     key = hashlib.sha256(f"rendered/2|{tree_digest(folder)}|{task.params}".encode()).hexdigest()[:32]
-    made = _cache_root() / f"{name}-{key}"
-    if (made / name).is_dir():
-        return made / name
-    building = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=made.parent))
-    try:
+
+    def fill(building: Path) -> None:
         shutil.copytree(folder, building / name, symlinks=True)
         _render_tree(building / name, param_values(task), label)
-        try:
-            building.rename(made)
-        except OSError:
-            if not (made / name).is_dir():   # another process made it first: theirs is the same
-                raise
-    finally:
-        if building.exists():
-            shutil.rmtree(building)
-    return made / name
+
+    return build_once(_cache_root() / f"{name}-{key}", fill) / name
 
 
 def prompt_file(task: Task) -> Path:

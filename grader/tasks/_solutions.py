@@ -14,12 +14,11 @@ import hashlib
 import re
 import shutil
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from grader._errors import TaskError
-from grader.private_cache import private_cache_dir
+from grader.private_cache import build_once, private_cache_dir
 
 from ._hash import tree_digest
 from ._model import Task
@@ -174,19 +173,9 @@ def _template_folder(task: Task, name: str) -> Path:
         raise TaskError(f"{oracle}: the task has no oracle solution to patch")
     text = patch.read_text(encoding="utf-8")
     key = hashlib.sha256(f"solution/1|{tree_digest(oracle)}|".encode() + text.encode()).hexdigest()[:32]
-    made = _cache_root() / f"{name}-{key}"
-    if made.is_dir():
-        return made
-    building = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=made.parent))
-    try:
+
+    def fill(building: Path) -> None:
         shutil.copytree(oracle, building, symlinks=True, dirs_exist_ok=True)
         apply_patch(text, building, str(patch))
-        try:
-            building.rename(made)
-        except OSError:
-            if not made.is_dir():   # another process made it first: theirs is the same
-                raise
-    finally:
-        if building.exists():
-            shutil.rmtree(building)
-    return made
+
+    return build_once(_cache_root() / f"{name}-{key}", fill)

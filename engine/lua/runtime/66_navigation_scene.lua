@@ -912,7 +912,7 @@ local function start_piece(c, s, ex, ey, ez, filter)
 end
 
 function NAV.move_along(c, s, e, ex, ey, ez, filter)
-  local r, nav, sx, sz
+  local r, nav, sx, sz, _
   r, nav, filter, sx, _, sz = start_piece(c, s, ex, ey, ez, filter)
   if r == nil then return nil end
   local tx, ty, tz = to_local(c, e.x, e.y, e.z)
@@ -943,11 +943,8 @@ NM.GetRandomPoint = function(self)
 end
 
 function NAV.random_in_circle(c, center, radius, ex, ey, ez, filter)
-  local nav = NAV.ready(c)
-  if nav == nil then return nil end
-  filter = filter or c.filter
-  local cx, cy, cz = to_local(c, center.x, center.y, center.z)
-  local r = Q.nearest(nav, cx, cy, cz, ex, ey, ez, filter)
+  local r, nav, cx, cz, _
+  r, nav, filter, cx, _, cz = start_piece(c, center, ex, ey, ez, filter)
   if r == nil then return nil end
   local rr, x, y, z = Q.random_point_in_circle(nav, r, cx, cz, radius, filter)
   if rr == nil then return nil end
@@ -964,11 +961,8 @@ end
 
 -- distance, hit position (world), hit normal; nil when there is no start piece
 function NAV.distance_to_wall(c, point, radius, ex, ey, ez, filter)
-  local nav = NAV.ready(c)
-  if nav == nil then return nil end
-  filter = filter or c.filter
-  local px, py, pz = to_local(c, point.x, point.y, point.z)
-  local r = Q.nearest(nav, px, py, pz, ex, ey, ez, filter)
+  local r, nav, px, py, pz
+  r, nav, filter, px, py, pz = start_piece(c, point, ex, ey, ez, filter)
   if r == nil then return nil end
   local d, hx, hz, nx, nz = Q.distance_to_wall(nav, r, px, pz, radius, filter)
   local wx, wy, wz = to_world(c, hx, py, hz)
@@ -985,7 +979,7 @@ end
 
 -- t along the segment where it leaves the mesh (1: it stays on), and the wall's normal
 function NAV.raycast(c, s, e, ex, ey, ez, filter)
-  local r, nav, sx, sz
+  local r, nav, sx, sz, _
   r, nav, filter, sx, _, sz = start_piece(c, s, ex, ey, ez, filter)
   if r == nil then return nil end
   local tx, _, tz = to_local(c, e.x, e.y, e.z)
