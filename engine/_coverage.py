@@ -10,7 +10,9 @@ from typing import Any
 from ._engine import Engine, to_python
 from ._lua import RUNTIME_DIR
 
-_SENT = re.compile(r'send(?:_event)?\(\s*"([A-Za-z0-9]+)"')
+# An event counts as sent where its name is a literal argument (first to third) of a call to a sender: a function
+# whose name says send or emit, or the scene's own scene_event. Helpers that send must be named so.
+_SENT = re.compile(r'(?:\w*(?:send|emit)\w*|scene_event)\(\s*(?:[\w.\[\]]+\s*,\s*){0,2}"([A-Za-z0-9]+)"')
 
 
 def events_sent() -> set[str]:

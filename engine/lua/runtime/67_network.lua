@@ -372,7 +372,7 @@ N.SetNATServerInfo = function(_, address, port)
     port = E.tolua_int(port, "SetNATServerInfo", 2)}
 end
 N.GetGUID = function() return nstate.guid or "" end
-local function nat_master_fails(event, data)
+local function send_next_frame(event, data)
   E.platform.schedule(1, function() E.send_event(event, data) end)   -- the next frame, in any run
 end
 N.StartNATClient = function()
@@ -383,12 +383,12 @@ N.StartNATClient = function()
   end
   nstate.guid = nstate.guid or "4096"   -- RakNet's GUID of this peer: a fixed one (no NAT master assigns it)
   E.log("INFO", "GUID: " .. nstate.guid)
-  nat_master_fails("NetworkNatMasterConnectionFailed", {})
+  send_next_frame("NetworkNatMasterConnectionFailed", {})
 end
 N.AttemptNATPunchtrough = function(_, guid, _scene, _identity)
   E.tolua_string(guid, "AttemptNATPunchtrough", 1)
   local nat = nstate.nat_server or {address = "", port = 0}
-  nat_master_fails("NetworkNatPunchtroughFailed", {Address = nat.address, Port = nat.port})
+  send_next_frame("NetworkNatPunchtroughFailed", {Address = nat.address, Port = nat.port})
 end
 N.SetPackageCacheDir = function(_, path) nstate.package_dir = path end
 N.GetPackageCacheDir = function() return nstate.package_dir end
