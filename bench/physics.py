@@ -6,7 +6,9 @@
 (PhysicsWorld, RigidBody, CollisionShape) at 60 frames a second, once with no Lua handler and once with a per-frame
 Update handler that reads every box node's position.  The floor is the same world built in pybullet alone with the
 engine's pinned solver settings (engine/_bullet.py, SOLVER_SETTINGS), stepped the same number of times.  Target:
-the engine without a handler takes at most 1.5x pybullet's time.
+the engine without a handler takes at most 1.5x pybullet's time.  A second floor, pybullet stepping and reading
+every box after each step (one pybullet call per body: it has no read of many bodies), shows the cost any Python
+host of pybullet pays to move its nodes; the engine reads only the bodies that may have moved (engine/_bullet_sync.py).
 
 2D: bench/physics2d.py's 1,000 Box2D bodies falling into a pile, against Box2D alone (the same target).
 
@@ -75,7 +77,9 @@ def _engine_3d(bodies: int, frames: int, handler: bool) -> tuple[float, float]:
         return elapsed
 
 
-def _pybullet_3d(bodies: int, frames: int) -> tuple[float, float]:
+def _pybullet_3d(bodies: int, frames: int, read: bool = False) -> tuple[float, float]:
+    """pybullet alone stepping the world; with `read`, also reading every box's transform after each step, as any
+    host of pybullet must to move its nodes (pybullet has no call that reads many bodies at once)."""
     from engine import BULLET_SOLVER_SETTINGS as SOLVER_SETTINGS
     from engine import import_pybullet
     p = import_pybullet()
@@ -87,17 +91,23 @@ def _pybullet_3d(bodies: int, frames: int) -> tuple[float, float]:
         floor = p.createCollisionShape(p.GEOM_BOX, halfExtents=[50, 0.5, 50], physicsClientId=cid)
         p.createMultiBody(0, floor, basePosition=[0, -0.5, 0], useMaximalCoordinates=True, physicsClientId=cid)
         box = p.createCollisionShape(p.GEOM_BOX, halfExtents=[0.5, 0.5, 0.5], physicsClientId=cid)
+        uids = []
         for i in range(bodies):
             uid = p.createMultiBody(1.0, box, basePosition=[(i % 10) * 1.1 - 5, 1 + (i // 100) * 1.1,
                                                             ((i // 10) % 10) * 1.1 - 5],
                                     useMaximalCoordinates=True, physicsClientId=cid)
+            uids.append(uid)
             p.changeDynamics(uid, -1, mass=1.0, localInertiaDiagonal=[1 / 6] * 3, lateralFriction=0.5,
                              restitution=0.0, linearDamping=0.0, angularDamping=0.0,
                              activationState=p.ACTIVATION_STATE_ENABLE_SLEEPING, physicsClientId=cid)
         p.stepSimulation(physicsClientId=cid)
         start, cpu = time.perf_counter(), time.process_time()
+        get = p.getBasePositionAndOrientation
         for _ in range(frames):
             p.stepSimulation(physicsClientId=cid)
+            if read:
+                for uid in uids:
+                    get(uid, cid)
         return time.perf_counter() - start, time.process_time() - cpu
     finally:
         p.disconnect(physicsClientId=cid)
@@ -110,6 +120,7 @@ def section_3d(args: argparse.Namespace) -> None:
     best: dict[str, tuple[float, float]] = {}
     for _ in range(args.reps):   # interleaved, best of reps: the machine is shared
         for name, fn in (("pybullet alone", lambda: _pybullet_3d(args.bodies, frames)),
+                         ("pybullet, reading every box", lambda: _pybullet_3d(args.bodies, frames, True)),
                          ("engine, no Lua handler", lambda: _engine_3d(args.bodies, frames, False)),
                          ("engine, per-frame Lua handler", lambda: _engine_3d(args.bodies, frames, True))):
             wall, cpu = fn()
@@ -124,6 +135,8 @@ def section_3d(args: argparse.Namespace) -> None:
             print(f"  [{clock}] {name:32s} {args.seconds / times[k]:8.2f} sim s / {clock} s{ratio}")
     ratio = best["engine, no Lua handler"][1] / best["pybullet alone"][1]
     print(f"  target (no handler, cpu) <= 1.5x pybullet: {'met' if ratio <= 1.5 else 'NOT met'} ({ratio:.2f}x)")
+    read = best["engine, no Lua handler"][1] / best["pybullet, reading every box"][1]
+    print(f"  engine (no handler, cpu) against pybullet stepping and reading every box: {read:.2f}x")
 
 
 def section_2d(args: argparse.Namespace) -> None:
