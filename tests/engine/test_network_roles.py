@@ -594,6 +594,28 @@ def test_a_full_server_refuses_the_next_client(make_game: Callable[..., Path]) -
     assert (None, "Client client2:2345 connected") not in messages
 
 
+@pytest.mark.parametrize(("settings", "joined", "warnings"), [
+    ('{"@runtime": {"multiplayer": {"enabled": true, "max_players": 2}}}', 2, 1),   # one refusal
+    ('{"@runtime": {"multiplayer": {"enabled": true, "max_players": 1}}}', 1, 2),   # two refusals
+    ('{"@runtime": {"multiplayer": {"enabled": true}}}', 3, 0),
+    ('{"@runtime": {"multiplayer": {"max_players": "two"}}}', 3, 1),               # unusable
+    ("not json", 3, 1),
+])
+def test_the_projects_max_players_caps_the_match(make_game: Callable[..., Path], settings: str, joined: int,
+                                                 warnings: int) -> None:
+    """`.project/settings.json`'s @runtime.multiplayer.max_players is the match's size: the clients beyond it get
+    ConnectFailed; a missing or unusable value sets no cap (and an unusable one is a warning)."""
+    game = make_game(CHAT, {".project/settings.json": settings})
+    engine, _ = run(game, "harness.start(); harness.run(0.5)", clients=3)
+    log = [(e.get("role"), e["level"], e["message"]) for e in engine.report().log]
+    connected = [m for role, _, m in log if role is None and m.endswith(":2345 connected")]
+    assert connected == [f"Client client{i}:2345 connected" for i in range(1, joined + 1)]
+    failed = [role for role, _, m in log if m == "Failed to connect to server"]
+    assert failed == [f"client{i}" for i in range(joined + 1, 4)]
+    warned = [m for role, level, m in log if role is None and level == "WARNING" and "max_players" in m]
+    assert len(warned) == warnings, warned
+
+
 def test_nat_punch_through_fails_as_without_a_nat_master(make_game: Callable[..., Path]) -> None:
     """No NAT master is reachable from a grading run: StartNATClient and AttemptNATPunchtrough end in Urho3D's
     failure events at the next frame; StartNATClient without the server's info logs Urho3D's error."""

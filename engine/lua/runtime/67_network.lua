@@ -252,10 +252,29 @@ N.RegisterRemoteEvent = function(_, event_type) nstate.allowed[event_hash(event_
 N.UnregisterRemoteEvent = function(_, event_type) nstate.allowed[event_hash(event_type)] = nil end
 N.UnregisterAllRemoteEvents = function() nstate.allowed = {} end
 N.CheckRemoteEvent = function(_, event_type) return nstate.allowed[event_hash(event_type)] == true end
+-- The match's size as the game's project declares it: `.project/settings.json`'s
+-- {"@runtime": {"multiplayer": {"max_players": N}}} (TapTap Maker's project settings), a whole number from 1; nil
+-- when the file, the key or a usable value is missing (the platform's own limit is then unknown: no limit here).
+local SETTINGS = ".project/settings.json"
+local function declared_max_players()
+  if not E.fs_in_folder(SETTINGS) then return nil end
+  local ok, settings = pcall(E.cjson_decode, E.fs_read(SETTINGS))
+  local runtime = ok and type(settings) == "table" and settings["@runtime"] or nil
+  local mp = type(runtime) == "table" and runtime.multiplayer or nil
+  local n = type(mp) == "table" and mp.max_players or nil
+  if math.type(n) == "float" and n == math.floor(n) then n = math.tointeger(n) end
+  if math.type(n) ~= "integer" or n < 1 then
+    if ok == false or n ~= nil then E.log("WARNING", SETTINGS .. ": no usable @runtime.multiplayer.max_players") end
+    return nil
+  end
+  return n
+end
+
 N.StartServer = function(_, port, max_connections)
   if nstate.server then return true end   -- Urho3D: a running server is not started twice
   nstate.server, nstate.port = true, port
   nstate.max_connections = max_connections ~= nil and E.tolua_int(max_connections, "StartServer", 2) or 128
+  nstate.max_players = nstate.role ~= "" and declared_max_players() or nil
   if nstate.role == "" then
     E.log("INFO", sformat("Started server on port %d (standalone: no client can connect)", port or 0))
   else
@@ -455,6 +474,12 @@ local function server_read(from, m)
     local open = 0
     for _, c in ipairs(nstate.connections) do if c.connected then open = open + 1 end end
     if open >= nstate.max_connections then   -- RakNet refuses it: the server is full
+      post(from, {k = "reject"})
+      return
+    end
+    if nstate.max_players ~= nil and open >= nstate.max_players then   -- the match is full: the platform refuses
+      E.log("WARNING", sformat("Refused client %s: the match holds max_players = %d (%s)", from, nstate.max_players,
+        SETTINGS))
       post(from, {k = "reject"})
       return
     end
