@@ -33,13 +33,21 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_ENTRY = "scripts/main.lua"
 
 
+# UrhoX's own stock resources beyond Urho3D's, whose content the engine ships (engine/data/stock/): by folder, the type
+URHOX_STOCK_FOLDERS = {"LightGroup": "XMLFile"}
+
+
 @lru_cache(maxsize=1)
 def stock_resources() -> dict[str, Any]:
-    """Urho3D's stock resources and their headless metadata (engine/data/resources.json)."""
+    """The stock resources and their headless metadata: Urho3D's (engine/data/resources.json) and UrhoX's own that
+    the engine ships (URHOX_STOCK_FOLDERS)."""
     path = DATA_DIR / "resources.json"
-    if not path.exists():
-        return {}
-    return dict(json.loads(path.read_text(encoding="utf-8"))["resources"])
+    found = dict(json.loads(path.read_text(encoding="utf-8"))["resources"]) if path.exists() else {}
+    for name, content in stock_content().items():
+        kind = URHOX_STOCK_FOLDERS.get(name.split("/", 1)[0])
+        if kind is not None and name not in found:
+            found[name] = {"size": len(content), "type": kind}
+    return found
 
 
 @lru_cache(maxsize=1)

@@ -366,7 +366,7 @@ local function source_text(src)
     local data = E.fs_read(path)
     if data == nil then
       local found = E.find_game_file(path)
-      data = found and E.fs_read(found)
+      data = found and E.fs_read(found) or E.stock_content(path)   -- then a stock file the engine ships
     end
     if data == nil then
       E.log("ERROR", "Could not open file " .. path)
