@@ -134,3 +134,46 @@ end
 F.RandomNormal = function(mean, variance)
   return f32(f32(std_normal() * f32(sqrt(f32(variance)))) + f32(mean))
 end
+
+----------------------------------------------------------------------------------------------------
+-- StringUtils: character classes and case of one character code (the C locale: ASCII only; codes of 256 and
+-- above are neither letters nor digits and keep their case), hexadecimal and memory-size text.
+----------------------------------------------------------------------------------------------------
+local sformat = string.format
+local function char_arg(v, fname)
+  if type(v) ~= "number" then
+    error(sformat("bad argument #1 to '%s' (number expected, got %s)", fname, type(v)), 3)
+  end
+  return u32(v)
+end
+F.IsAlpha = function(ch)
+  ch = char_arg(ch, "IsAlpha")
+  return (ch >= 65 and ch <= 90) or (ch >= 97 and ch <= 122)
+end
+F.IsDigit = function(ch)
+  ch = char_arg(ch, "IsDigit")
+  return ch >= 48 and ch <= 57
+end
+F.ToUpper = function(ch)
+  ch = char_arg(ch, "ToUpper")
+  if ch >= 97 and ch <= 122 then return ch - 32 end
+  return ch
+end
+F.ToLower = function(ch)
+  ch = char_arg(ch, "ToLower")
+  if ch >= 65 and ch <= 90 then return ch + 32 end
+  return ch
+end
+F.ToStringHex = function(v) return sformat("%08x", char_arg(v, "ToStringHex")) end
+-- Below 1024 "<n> b"; above, the value in the largest power of 1024 it reaches, one decimal, and k M G T P E.
+F.GetFileSizeString = function(size)
+  if type(size) ~= "number" then
+    error(sformat("bad argument #1 to 'GetFileSizeString' (number expected, got %s)", type(size)), 2)
+  end
+  size = toint(size)
+  if size < 0 then size = 0 end
+  if size < 1024 then return sformat("%d b", size) end
+  local exponent = toint(floor(log(size * 1.0) / log(1024.0)))
+  if exponent > 6 then exponent = 6 end
+  return sformat("%.1f %s", size / 1024.0 ^ exponent, ("kMGTPE"):sub(exponent, exponent))
+end

@@ -306,6 +306,11 @@ function E.has_subscribers(name)
   return list ~= nil and #list > 0
 end
 
+-- Objects that block events (Object:SetBlockEvents) receive none: keyed by the object and by its record, as
+-- engine receivers subscribe with either.
+local BLOCKED = setmetatable({}, {__mode = "k"})
+E.blocked_receivers = BLOCKED
+
 E.event_sender = nil
 -- Events sent from handlers of events: Urho3D has no limit (a handler that sends the event it handles recurses
 -- until the process crashes); here a clear error, well before Lua's C stack limit.
@@ -336,7 +341,7 @@ function E.send_event(name, fields, sender)
   local processed
   if sender ~= nil then
     for _, s in ipairs(snapshot) do
-      if s.alive and s.sender == sender then
+      if s.alive and s.sender == sender and not BLOCKED[s.receiver] then
         processed = processed or {}
         processed[s.receiver] = true
         E.event_sender = sender
@@ -345,7 +350,7 @@ function E.send_event(name, fields, sender)
     end
   end
   for _, s in ipairs(snapshot) do
-    if s.alive and s.sender == nil and not (processed and processed[s.receiver]) then
+    if s.alive and s.sender == nil and not (processed and processed[s.receiver]) and not BLOCKED[s.receiver] then
       E.event_sender = sender
       E.protected(name, s.fn, hash, data)
     end
@@ -380,6 +385,39 @@ FUNCTIONS.HasSubscribedToEvent = function(a, b)
   local list = subs[event_name_of(event)]
   for _, s in ipairs(list or {}) do
     if s.receiver == GLOBAL_RECEIVER and (b == nil or s.sender == sender) then return true end
+  end
+  return false
+end
+-- UnsubscribeFromEvents(sender): every subscription of the script to events from that sender.
+FUNCTIONS.UnsubscribeFromEvents = function(sender)
+  if sender == nil then return end
+  for _, name in ipairs(E.sorted_keys(subs)) do E.unsubscribe(GLOBAL_RECEIVER, sender, name) end
+end
+-- Urho3D keeps registered names only to print hashes readably; a StringHash made here from a name keeps it anyway.
+FUNCTIONS.RegisterEventName = function(name)
+  if type(name) ~= "string" then E.raise_at_game("bad argument #1 to 'RegisterEventName' (string expected, got "
+    .. type(name) .. ")") end
+end
+
+-- Object: blocking and subscription queries (a script object's own forms are LuaScriptObject's).
+local OM = class("Object").methods
+local function receivers_of(obj) return obj, E.REC[obj] end
+OM.SetBlockEvents = function(self, block)
+  local a, b = receivers_of(self)
+  local v = block and true or nil
+  BLOCKED[a] = v
+  if b ~= nil then BLOCKED[b] = v end
+end
+OM.GetBlockEvents = function(self) return BLOCKED[self] == true end
+OM.HasSubscribedToEvent = function(self, a, b)
+  local sender, event = nil, a
+  if b ~= nil then sender, event = a, b end
+  local me, record = receivers_of(self)
+  for _, s in ipairs(subs[event_name_of(event)] or {}) do
+    if s.alive and (s.receiver == me or (record ~= nil and s.receiver == record))
+        and (b == nil or s.sender == sender) then
+      return true
+    end
   end
   return false
 end

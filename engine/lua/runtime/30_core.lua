@@ -57,6 +57,10 @@ Time.methods.GetFrameNumber = function() return E.clock.frame end
 Time.methods.GetElapsedTime = function() return E.clock.elapsed end
 Time.methods.GetSystemTime = function() return mfloor(E.clock.elapsed * 1000) end
 Time.methods.GetTimeSinceEpoch = function() return config.epoch + mfloor(E.clock.elapsed) end
+-- UrhoX: milliseconds since 1970 on the same virtual clock (the run's epoch plus the simulated time).
+Time.methods.GetTimeSinceEpochMs = function() return config.epoch * 1000 + mfloor(E.clock.elapsed * 1000) end
+-- The low-resolution timer period: 0 (the system default) everywhere but on Windows, and nothing sets it here.
+Time.methods.GetTimerPeriod = function() return 0 end
 Time.methods.GetTimeStamp = function() return os.date("!%a %b %d %H:%M:%S %Y", config.epoch + mfloor(E.clock.elapsed)) end
 Time.methods.GetFramesPerSecond = function() return 1.0 / E.clock.step end
 Time.methods.Sleep = function() end
@@ -86,12 +90,30 @@ Log.methods.GetLastMessage = function()
   return entries[#entries] and entries[#entries].message or ""
 end
 GLOBALS.log = object("Log")
+-- LogMessage, sent for each line logged at the Log's level or above (TRACE to ERROR; raw lines and the
+-- battery's are not log lines) with the line as the log writes it: "[stamp] LEVEL: message" (the stamp on the
+-- virtual clock while time stamps are on).  A line logged while LogMessage is being sent is recorded but sends
+-- nothing, as Urho3D's Log does, so a handler that prints cannot recurse.
+local LEVEL_NUMBERS = {TRACE = 0, DEBUG = 1, INFO = 2, WARNING = 3, ERROR = 4}
+local record_log = E.log
+local in_log_event = false
+function E.log(level, message)
+  record_log(level, message)
+  local n = LEVEL_NUMBERS[level]
+  if n == nil or in_log_event or n < log_state.level or not E.has_subscribers("LogMessage") then return end
+  local line = LEVEL_NAMES[n] .. ": " .. tostring(message)
+  if log_state.timestamps then line = "[" .. GLOBALS.time:GetTimeStamp() .. "] " .. line end
+  in_log_event = true
+  local ok, err = pcall(E.send_event, "LogMessage", {Message = E.clip_text(line), Level = n})
+  in_log_event = false
+  if not ok then error(err, 0) end
+end
 FUNCTIONS.GetLog = function() return GLOBALS.log end
 
 -- Engine
 local Engine = class("Engine")
-local engine_state = {max_fps = 200, min_fps = 10, time_step_smoothing = 2, pause_minimized = false,
-  auto_exit = true}
+local engine_state = {max_fps = 200, min_fps = 10, max_inactive_fps = 60, time_step_smoothing = 2,
+  pause_minimized = false, auto_exit = true}
 Engine.methods.Exit = function()
   E.state.exit_requested = true
   E.state.exit_frame = E.clock.frame
@@ -104,7 +126,8 @@ Engine.methods.SetMaxFps = function(_, fps) engine_state.max_fps = fps end
 Engine.methods.GetMaxFps = function() return engine_state.max_fps end
 Engine.methods.SetMinFps = function(_, fps) engine_state.min_fps = fps end
 Engine.methods.GetMinFps = function() return engine_state.min_fps end
-Engine.methods.SetMaxInactiveFps = function() end
+Engine.methods.SetMaxInactiveFps = function(_, fps) engine_state.max_inactive_fps = E.tolua_int(fps, "SetMaxInactiveFps", 2) end
+Engine.methods.GetMaxInactiveFps = function() return engine_state.max_inactive_fps end
 Engine.methods.SetTimeStepSmoothing = function(_, n) engine_state.time_step_smoothing = n end
 Engine.methods.GetTimeStepSmoothing = function() return engine_state.time_step_smoothing end
 Engine.methods.SetPauseMinimized = function(_, v) engine_state.pause_minimized = v end
@@ -128,6 +151,23 @@ FUNCTIONS.GetArguments = function() return {} end
 FUNCTIONS.GetNumPhysicalCPUs = function() return 1 end
 FUNCTIONS.GetNumLogicalCPUs = function() return 1 end
 FUNCTIONS.OpenConsoleWindow = function() end
+
+-- The Context's global variables: a VariantMap of the run, empty at start.
+local global_vars = E.VariantMap_new()
+FUNCTIONS.SetGlobalVar = function(key, value)
+  global_vars[E.tolua_string(key, "SetGlobalVar", 1)] = value
+end
+FUNCTIONS.GetGlobalVar = function(key)
+  return global_vars[E.tolua_string(key, "GetGlobalVar", 1)] or E.Variant_new("None", nil)
+end
+FUNCTIONS.GetGlobalVars = function() return IMPL.VariantMap.new(global_vars) end
+
+-- The machine a game runs on is a sandbox: fixed answers, never the host's.
+FUNCTIONS.GetTotalMemory = function() return 4 * 1024 * 1024 * 1024 end   -- 4 GiB
+FUNCTIONS.GetHostName = function() return "grader" end
+FUNCTIONS.GetLoginName = function() return "player" end
+FUNCTIONS.GetOSVersion = function() return "Headless 1.0" end
+FUNCTIONS.GetBinaryVersion = function() return 0 end
 FUNCTIONS.PrintLine = function(s, err) E.log(err and "ERROR" or "INFO", tostring(s)) end
 
 -- Graphics: a window of the task's size that never draws.
