@@ -97,8 +97,24 @@ local function mark_dirty(r)
   for _, c in ipairs(r.children) do mark_dirty(c) end
   local comps = r.components
   for i = 1, #comps do
-    local on = comps[i].on_marked_dirty
-    if on then on(comps[i]) end
+    local c = comps[i]
+    local on = c.on_marked_dirty
+    if on and not c.unlistened then on(c, r) end
+  end
+  -- components of other nodes that listen to this one (Node:AddListener, 55_components.lua); a removed or moved
+  -- one drops out of the list, as Urho3D's expired weak pointers do
+  local extra = r.listeners
+  if extra then
+    local i = 1
+    while i <= #extra do
+      local c = extra[i]
+      if c.removed or c.node == nil or c.node == r then
+        tremove(extra, i)
+      else
+        if c.on_marked_dirty then c.on_marked_dirty(c, r) end
+        i = i + 1
+      end
+    end
   end
 end
 E.mark_dirty = mark_dirty
@@ -330,8 +346,6 @@ N.GetID = function(self)
   return r.id
 end
 N.IsReplicated = function(self) return node_rec(self).id < FIRST_LOCAL_ID end
-N.IsTemporary = function(self) return node_rec(self).temporary end
-N.SetTemporary = function(self, v) node_rec(self).temporary = v and true or false end
 
 N.SetPosition = function(self, p)
   local r = node_rec(self)
@@ -614,7 +628,10 @@ N.IsEnabledSelf = function(self) return node_rec(self).enabled_prev end
 local function create_child(parent, mode, id, temporary)
   local r = new_node("Node")
   r.local_mode = (mode == 1)
-  r.temporary = temporary and true or false
+  if temporary then   -- set before the node joins its parent, as Urho3D's CreateChild does: its event comes first
+    r.temporary = true
+    E.send_event("TemporaryChanged", {Serializable = r.proxy}, r.proxy)
+  end
   id = math.tointeger(id) or 0
   if id < 0 or id > LAST_LOCAL_ID then id = 0 end
   attach(parent, r, nil, id)
@@ -879,12 +896,21 @@ N.GetVars = function(self)
   return E.VariantMap_new(values)
 end
 
+-- Node::Clone(mode): a copy of the subtree under the same parent, temporary parts left out.  A part keeps the
+-- replicated range only when it is replicated and the mode is REPLICATED (the default).  The scene sends
+-- ComponentCloned for each component (55_components.lua) and NodeCloned for each node once its subtree is copied,
+-- so a child's NodeCloned comes before its parent's.
 N.Clone = function(self, mode)
   local src = node_rec(self)
   local parent = src.parent
-  if parent == nil then return nil end
+  if parent == nil or src.is_scene then
+    E.log("ERROR", "Can not clone node without a parent")
+    return nil
+  end
+  local replicated = mode == nil or mode == 0
   local function clone_into(p, s)
     local r = new_node("Node")
+    r.local_mode = not (replicated and s.id < FIRST_LOCAL_ID)
     r.name = s.name
     r.px, r.py, r.pz, r.rw, r.rx, r.ry, r.rz, r.sx, r.sy, r.sz = s.px, s.py, s.pz, s.rw, s.rx, s.ry, s.rz, s.sx,
       s.sy, s.sz
@@ -894,11 +920,12 @@ N.Clone = function(self, mode)
     attach(p, r)
     -- temporary components and child nodes are not cloned (Node::CloneRecursive)
     for _, c in ipairs(s.components) do
-      if not c.temporary then E.clone_component(c, r) end
+      if not c.temporary then E.clone_component(c, r, (replicated and c.id < FIRST_LOCAL_ID) and 0 or 1) end
     end
     for _, child in ipairs(s.children) do
       if not child.temporary then clone_into(r, child) end
     end
+    scene_event(s.scene, "NodeCloned", {Node = s.proxy, CloneNode = r.proxy})
     return r
   end
   return clone_into(parent, src).proxy
@@ -1009,4 +1036,90 @@ end
 SC.GetFreeNodeID = function(self, mode) return free_node_id(scene_rec(self), mode == 1) end
 SC.GetFreeComponentID = function(self, mode) return E.free_component_id(scene_rec(self), mode == 1) end
 SC.Update = function(self, step) E.update_scene(scene_rec(self), step) end
+-- UrhoX's setter of the name Scene:GetFileName reports (loading from a file sets it too).
+SC.SetFileName = function(self, name) scene_rec(self).file_name = E.tolua_string(name, "SetFileName", 1) end
+-- Threaded update: Urho3D enters it only when its work queue has worker threads; the engine runs none, so the scene
+-- never does, and components marked dirty "for later" have no later to wait for (EndThreadedUpdate would run them).
+SC.BeginThreadedUpdate = function(self) scene_rec(self) end
+SC.EndThreadedUpdate = function(self) scene_rec(self) end
+SC.IsThreadedUpdate = function(self) scene_rec(self); return false end
+SC.DelayedMarkedDirty = function(self) scene_rec(self) end
+-- Network bookkeeping: the replication of 67_network_replication.lua compares a whole snapshot of the scene at each
+-- network update, so every change is found without being marked first; marking one is accepted and changes nothing.
+SC.MarkNetworkUpdate = function(self) scene_rec(self) end
+SC.MarkReplicationDirty = function(self) scene_rec(self) end
+SC.PrepareNetworkUpdate = function(self) scene_rec(self) end
+-- Scene::CleanupConnection: nodes the connection owned own nothing any more.
+SC.CleanupConnection = function(self, connection)
+  local r = scene_rec(self)
+  if connection == nil then return end
+  local function walk(x)
+    if x.owner == connection then x.owner = nil end
+    for _, c in ipairs(x.children) do walk(c) end
+  end
+  walk(r)
+end
+-- Scene::NodeAdded / NodeRemoved / ComponentAdded / ComponentRemoved, which Urho3D's nodes call as they join and
+-- leave a scene, exposed to call by hand: they change the scene's ID registry (what GetNode and GetComponent(id)
+-- find) and the objects' scene and IDs, never the tree.  Removing takes the subtree out with IDs 0 and no owner
+-- (Node::ResetScene, Component IDs 0); adding gives an object of ID 0 a new replicated ID and keeps another ID when
+-- it is free (Urho3D would take it from the object holding it; here that object keeps it and this one gets a new one).
+local function node_arg(x, fname)
+  local r = REC[x]
+  if r == nil or r.kind ~= "node" then
+    if x == nil then return nil end
+    E.raise_at_game("bad argument #1 to '" .. fname .. "' (Node expected)")
+  end
+  return r
+end
+local function comp_arg(x, fname)
+  local c = REC[x]
+  if c == nil or c.kind ~= "component" then
+    if x == nil then return nil end
+    E.raise_at_game("bad argument #1 to '" .. fname .. "' (Component expected)")
+  end
+  return c
+end
+SC.NodeAdded = function(self, node)
+  local scene = scene_rec(self)
+  local r = node_arg(node, "NodeAdded")
+  if r == nil or r.removed or r.scene == scene then return end
+  if r.scene then unregister_node(r) end
+  local function prepare(x)
+    x.local_mode = x.id >= FIRST_LOCAL_ID
+    for _, c in ipairs(x.components) do
+      c.local_mode, c.wanted_id = c.id >= FIRST_LOCAL_ID, c.id
+    end
+    for _, child in ipairs(x.children) do prepare(child) end
+  end
+  prepare(r)
+  register_node(scene, r, r.id)
+end
+SC.NodeRemoved = function(self, node)
+  local scene = scene_rec(self)
+  local r = node_arg(node, "NodeRemoved")
+  if r == nil or r.scene ~= scene or r == scene then return end
+  unregister_node(r)
+  local function reset(x)
+    x.id, x.owner = 0, nil
+    for _, c in ipairs(x.components) do c.id = 0 end
+    for _, child in ipairs(x.children) do reset(child) end
+  end
+  reset(r)
+end
+SC.ComponentAdded = function(self, component)
+  local scene = scene_rec(self)
+  local c = comp_arg(component, "ComponentAdded")
+  if c == nil or c.removed or scene.component_ids[c.id] == c then return end
+  c.wanted_id = c.id
+  E.register_component(scene, c)
+end
+SC.ComponentRemoved = function(self, component)
+  local scene = scene_rec(self)
+  local c = comp_arg(component, "ComponentRemoved")
+  if c == nil or scene.component_ids[c.id] ~= c then return end
+  scene.component_ids[c.id] = nil
+  c.id = 0
+  if c.on_scene_removed then c.on_scene_removed(c) end
+end
 -- Loading and saving: engine/lua/runtime/68_scene_files.lua.

@@ -68,8 +68,10 @@ local function create_component(node, type_name, mode, id)
 end
 E.create_component = create_component
 
-function E.clone_component(src, node)
-  local mode = src.local_mode and 1 or 0
+-- Node::CloneComponent: a component of src's type on `node` with src's attributes; the scene (the clone's) sends
+-- ComponentCloned.  `mode` defaults to src's range.
+function E.clone_component(src, node, mode)
+  mode = mode or (src.local_mode and 1 or 0)
   local c
   if src.placeholder then   -- a scene file's component the engine cannot make (69_scene_files.lua)
     c = E.scene_placeholder(node, src.type_name, mode, 0, true)
@@ -83,6 +85,7 @@ function E.clone_component(src, node)
     for i, k in ipairs(src.file_attr_order or {}) do c.file_attr_order[i] = k end
   end
   c.enabled = src.enabled
+  E.scene_event(node.scene, "ComponentCloned", {Component = src.proxy, CloneComponent = c.proxy})
   return c.proxy
 end
 
@@ -215,8 +218,72 @@ C.GetComponent = function(self, type_name)
   return c.node and N.GetComponent(c.node.proxy, type_name)
 end
 C.DrawDebugGeometry = function() end
-C.SetTemporary = function(self, v) comp_rec(self).temporary = v end
-C.IsTemporary = function(self) return comp_rec(self).temporary == true end
+
+-- Node::AddComponent(component, id, mode): a component made elsewhere joins this node; the ID when given and free
+-- in the node's scene, else the scene's next free one of the mode's range.  One that belongs to a node already is
+-- taken from it (Urho3D warns and leaves it listed there too; here it leaves that node and its scene, so it is
+-- never found twice), and joins the new scene as a created component does: the scene's ComponentAdded event, then
+-- the component is told the node changed (its OnMarkedDirty).
+N.AddComponent = function(self, component, id, mode)
+  local r = node_rec(self)
+  if component == nil then return end
+  local c = comp_rec(component)
+  if c.removed then E.raise_at_game("attempt to use a removed Component") end
+  id = id == nil and 0 or E.tolua_int(id, "AddComponent", 2)
+  if id < 0 or id > LAST_LOCAL_ID then id = 0 end
+  mode = mode == nil and 0 or E.tolua_int(mode, "AddComponent", 3)
+  local old = c.node
+  if old == r then return end
+  if old ~= nil then
+    E.log("WARNING", "Component " .. c.type_name .. " already belongs to a node!")
+    for i, x in ipairs(old.components) do
+      if x == c then tremove(old.components, i); break end
+    end
+    if old.scene and old.scene.component_ids[c.id] == c then old.scene.component_ids[c.id] = nil end
+    if old.scene and c.on_scene_removed then c.on_scene_removed(c) end
+  end
+  c.node, c.unlistened = r, nil
+  r.components[#r.components + 1] = c
+  c.local_mode = mode == 1 or r.id >= FIRST_LOCAL_ID
+  if r.scene then
+    c.wanted_id = id
+    E.register_component(r.scene, c)
+  else
+    c.id = id
+  end
+  if c.on_marked_dirty then c.on_marked_dirty(c, r) end
+  E.scene_event(r.scene, "ComponentAdded", {Node = r.proxy, Component = c.proxy})
+end
+
+-- Node::AddListener / RemoveListener: a component told of this node's transform changes (its OnMarkedDirty, the
+-- hook the engine's components keep as on_marked_dirty), at once when the node is dirty already.  A node's own
+-- components listen from the start, as the Urho3D components that care add themselves when put on a node; removing
+-- one of them stops that, and adding it back starts it again.  Each listener is told once per change, in the order
+-- they were added.
+N.AddListener = function(self, component)
+  local r = node_rec(self)
+  if component == nil then return end
+  local c = comp_rec(component)
+  if c.node == r then
+    if not c.unlistened then return end
+    c.unlistened = nil
+  else
+    local list = r.listeners
+    if list == nil then list = {}; r.listeners = list end
+    for _, x in ipairs(list) do if x == c then return end end
+    list[#list + 1] = c
+  end
+  if r.dirty and c.on_marked_dirty then c.on_marked_dirty(c, r) end
+end
+N.RemoveListener = function(self, component)
+  local r = node_rec(self)
+  local c = REC[component]
+  if c == nil or c.kind ~= "component" then return end
+  if c.node == r then c.unlistened = true; return end
+  for i, x in ipairs(r.listeners or {}) do
+    if x == c then tremove(r.listeners, i); return end
+  end
+end
 
 ----------------------------------------------------------------------------------------------------
 -- Script objects, as Urho3D's LuaScriptInstance runs them: ScriptObject() makes a class table;
@@ -379,6 +446,7 @@ local function create_script_object(node, a, b)
     return nil
   end
   local c = REC[create_component(node, "LuaScriptInstance", 0)]
+  c.script_object_type = class_name
   return attach_script_object(node, c, class_name)
 end
 E.SCRIPT_INSTANCES = setmetatable({}, {__mode = "k"})
@@ -391,29 +459,117 @@ N.GetScriptObject = function(self, class_name)
   return nil
 end
 
--- Methods games call on script object instances (self:SubscribeToEvent(...) and friends) come from
--- this table, installed as the fallback of every ScriptObject class.
+-- LuaScriptObject: the base of every ScriptObject() class.  Its members (self:SubscribeToEvent(...) and friends)
+-- work on an instance a LuaScriptInstance made, as Urho3D's forward to the instance's own event receiver: the
+-- instance's subscriptions, apart from the component's Update/PostUpdate/FixedUpdate ones.  On a bare class table
+-- (no instance) they do nothing, as there.
+local LSO = class("LuaScriptObject").methods
+local function event_names(list)
+  local set = {}
+  if type(list) == "table" then
+    for _, e in ipairs(list) do
+      local name = E.event_name_of(e)
+      if name ~= nil then set[name] = true end
+    end
+  end
+  return set
+end
+LSO.GetNode = function(self) return self.node end
+LSO.SubscribeToEvent = function(self, a, b, c)
+  local so = E.SCRIPT_INSTANCES[self]
+  if so == nil then return end
+  if c ~= nil then return E.subscribe(so, self, a, b, c) end
+  return E.subscribe(so, self, nil, a, b)
+end
+LSO.UnsubscribeFromEvent = function(self, a, b)
+  local so = E.SCRIPT_INSTANCES[self]
+  if so == nil then return end
+  if b ~= nil then return E.unsubscribe(so, a, b) end
+  return E.unsubscribe(so, false, a)
+end
+-- every subscription of the instance to events of `sender`
+LSO.UnsubscribeFromEvents = function(self, sender)
+  local so = E.SCRIPT_INSTANCES[self]
+  if so == nil or sender == nil then return end
+  for _, name in ipairs(E.sorted_keys(E.subscriptions)) do E.unsubscribe(so, sender, name) end
+end
+LSO.UnsubscribeFromAllEvents = function(self)
+  local so = E.SCRIPT_INSTANCES[self]
+  if so then E.unsubscribe_all(so) end
+end
+-- all but the events named in `exceptions` (names or StringHashes)
+LSO.UnsubscribeFromAllEventsExcept = function(self, exceptions)
+  local so = E.SCRIPT_INSTANCES[self]
+  if so then E.unsubscribe_all(so, event_names(exceptions)) end
+end
+-- HasSubscribedToEvent(event): to that event from any sender; (sender, event): from that sender
+LSO.HasSubscribedToEvent = function(self, a, b)
+  local so = E.SCRIPT_INSTANCES[self]
+  if so == nil then return false end
+  local sender, event = nil, a
+  if b ~= nil then sender, event = a, b end
+  local name = E.event_name_of(event)
+  for _, s in ipairs(name and E.subscriptions[name] or {}) do
+    if s.alive and s.receiver == so and (b == nil or s.sender == sender) then return true end
+  end
+  return false
+end
+
+-- The same functions serve every ScriptObject() class, with two helpers UrhoX games use beyond Urho3D's list.
 local instance_api = {
-  SubscribeToEvent = function(self, a, b, c)
-    local so = E.SCRIPT_INSTANCES[self]
-    if so == nil then return end
-    if c ~= nil then return E.subscribe(so, self, a, b, c) end
-    return E.subscribe(so, self, nil, a, b)
-  end,
-  UnsubscribeFromEvent = function(self, a, b)
-    local so = E.SCRIPT_INSTANCES[self]
-    if so == nil then return end
-    if b ~= nil then return E.unsubscribe(so, a, b) end
-    return E.unsubscribe(so, false, a)
-  end,
-  UnsubscribeFromAllEvents = function(self)
-    local so = E.SCRIPT_INSTANCES[self]
-    if so then E.unsubscribe_all(so) end
-  end,
-  GetNode = function(self) return self.node end,
   GetScene = function(self) return self.node and self.node:GetScene() end,
   SendEvent = function(self, event, data) return E.send_event(E.event_name_of(event), data or {}, self) end,
 }
+for _, name in ipairs({"GetNode", "SubscribeToEvent", "UnsubscribeFromEvent", "UnsubscribeFromEvents",
+                       "UnsubscribeFromAllEvents", "UnsubscribeFromAllEventsExcept", "HasSubscribedToEvent"}) do
+  instance_api[name] = LSO[name]
+end
+
+-- LuaScriptInstance: the component behind a script object.  SetScriptObjectType(name) releases the object it has
+-- (its Stop runs, its subscriptions end) and makes one of the named class (its Start runs); a name no class has
+-- logs Urho3D's error and leaves it without an object, its type unchanged.  SetScriptFile(file) runs a LuaFile
+-- (once per file, as CreateScriptObject(fileName, ...) does) and remembers it.  CreateObject([file,] type) does
+-- both, without a file clearing the remembered one; true when an object was made.
+local LSI = class("LuaScriptInstance").methods
+local function lsi_rec(self) return E.typed_comp_rec(self, "LuaScriptInstance") end
+local function set_object_type(c, name)
+  if name == (c.script_object_type or "") then return end
+  local so = c.script_object
+  if so ~= nil then
+    c.script_object = nil
+    E.script_object_stop(so)
+  end
+  if c.node == nil then return end
+  if E.attach_script_object(c.node, c, name) ~= nil then c.script_object_type = name end
+end
+E.set_script_object_type = set_object_type
+local function set_script_file(c, file)
+  if file ~= nil then
+    local f = REC[file]
+    if f == nil or not E.is(file, "LuaFile") then
+      E.raise_at_game("bad argument #1 to 'SetScriptFile' (LuaFile expected)")
+    end
+  end
+  if file == c.script_file then return end
+  c.script_file = file
+  if file ~= nil and not run_script_file(REC[file].name) then
+    E.log("ERROR", "Execute Lua file failed: " .. tostring(REC[file].name))
+  end
+end
+LSI.GetScriptObjectType = function(self) return lsi_rec(self).script_object_type or "" end
+LSI.SetScriptObjectType = function(self, name)
+  set_object_type(lsi_rec(self), E.tolua_string(name, "SetScriptObjectType", 1))
+end
+LSI.GetScriptFile = function(self) return lsi_rec(self).script_file end
+LSI.SetScriptFile = function(self, file) set_script_file(lsi_rec(self), file) end
+LSI.CreateObject = function(self, a, b)
+  local c = lsi_rec(self)
+  local file, name = nil, a
+  if b ~= nil then file, name = a, b end
+  set_script_file(c, file)
+  set_object_type(c, E.tolua_string(name, "CreateObject", b ~= nil and 2 or 1))
+  return c.script_object ~= nil and c.script_object.alive == true
+end
 local base_script_object = FUNCTIONS.ScriptObject
 FUNCTIONS.ScriptObject = function()
   local cls = base_script_object()

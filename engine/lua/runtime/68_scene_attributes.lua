@@ -360,9 +360,7 @@ local ATTRIBUTES = {
   -- the object type makes the script object, as LuaScriptInstance::SetScriptObjectType does (its Start runs then)
   LuaScriptInstance = attrs(ENABLED, {"Script File", "text", "LuaFile;"},
     {"Script Object Type", STR, "", function(c) return c.script_object and c.script_object.class_name or "" end,
-      function(c, _, name)
-        if name ~= "" and c.script_object == nil and c.node then E.attach_script_object(c.node, c, name) end
-      end},
+      function(c, _, name) if name ~= "" then E.set_script_object_type(c, name) end end},
     {"Script Data", "text", ""}),
 }
 E.SCENE_ATTRIBUTES = ATTRIBUTES

@@ -671,3 +671,46 @@ SER.SetAttribute = function(self, key, value)
   return true
 end
 SER.ApplyAttributes = function() end
+
+-- Temporary objects (Serializable::SetTemporary): saving and cloning leave temporary nodes and components out
+-- (save_node_xml, save_node_json above; Node:Clone).  A change sends TemporaryChanged from the object itself.
+local function serializable_rec(self, method)
+  local r = REC[self]
+  if r == nil then E.raise_at_game("invalid 'self' in call to Serializable:" .. method) end
+  if r.kind == "node" then return E.node_rec(self) end
+  return r
+end
+SER.SetTemporary = function(self, enable)
+  local r = serializable_rec(self, "SetTemporary")
+  enable = enable ~= nil and enable ~= false
+  if (r.temporary == true) == enable then return end
+  r.temporary = enable
+  E.send_event("TemporaryChanged", {Serializable = self}, self)
+end
+SER.IsTemporary = function(self) return serializable_rec(self, "IsTemporary").temporary == true end
+
+-- Which replicated attributes a client hands to the game (the InterceptNetworkUpdate event) instead of applying:
+-- kept per object by attribute name, for the names the object replicates.  A node replicates these (Urho3D's
+-- network attributes of Node); a component the attributes of its scene-file table.
+local NODE_NET_ATTRIBUTES = {"Is Enabled", "Name", "Tags", "Scale", "Network Position", "Network Rotation",
+  "Network Parent Node"}
+local function network_attribute(r, name)
+  if r.kind == "node" then
+    for _, n in ipairs(NODE_NET_ATTRIBUTES) do if n == name then return n end end
+    return nil
+  end
+  for _, a in ipairs(table_of(r) or {}) do if a[1] == name then return name end end
+  return nil
+end
+SER.SetInterceptNetworkUpdate = function(self, name, enable)
+  local r = object_rec(self, "SetInterceptNetworkUpdate")
+  local found = network_attribute(r, E.tolua_string(name, "SetInterceptNetworkUpdate", 1))
+  if found == nil then return end
+  r.intercept = r.intercept or {}
+  r.intercept[found] = (enable ~= nil and enable ~= false) or nil
+end
+SER.GetInterceptNetworkUpdate = function(self, name)
+  local r = object_rec(self, "GetInterceptNetworkUpdate")
+  local found = network_attribute(r, E.tolua_string(name, "GetInterceptNetworkUpdate", 1))
+  return found ~= nil and r.intercept ~= nil and r.intercept[found] == true
+end
