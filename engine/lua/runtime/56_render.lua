@@ -38,6 +38,31 @@ for _, m in ipairs({"AddLine", "AddTriangle", "AddBoundingBox", "AddNode", "AddS
                     "AddPolygon", "AddSphereSector"}) do
   class("DebugRenderer").methods[m] = function(self) local c = comp_rec(self); c.count = (c.count or 0) + 1 end
 end
+-- The view the debug geometry is seen through: a camera's view, projection and frustum, copied by SetView
+-- (identity matrices and an empty frustum until then); Render draws nothing.
+local DR = class("DebugRenderer").methods
+DR.SetView = function(self, camera)
+  if camera == nil then return end
+  local c = comp_rec(self)
+  c.view, c.projection, c.frustum = camera:GetView(), camera:GetProjection(), camera:GetFrustum()
+end
+DR.GetView = function(self)
+  local v = comp_rec(self).view
+  return v and E.IMPL.Matrix3x4.new(v) or E.IMPL.Matrix3x4.statics.IDENTITY()
+end
+DR.GetProjection = function(self)
+  local p = comp_rec(self).projection
+  return p and E.IMPL.Matrix4.new(p) or E.IMPL.Matrix4.statics.IDENTITY()
+end
+DR.GetFrustum = function(self)
+  local f = comp_rec(self).frustum
+  return f and E.IMPL.Frustum.new(f) or E.IMPL.Frustum.new()
+end
+DR.IsInside = function(self, box)
+  local f = comp_rec(self).frustum or E.IMPL.Frustum.new()
+  return f:IsInsideFast(box) == 2   -- INSIDE
+end
+DR.Render = function(self) comp_rec(self) end
 
 -- Camera: Urho3D's projection conventions (D3D depth 0..1), aspect from the screen when automatic.
 local Cam = class("Camera")
@@ -59,12 +84,21 @@ local function aspect(c)
 end
 CM.GetAspectRatio = function(self) return aspect(comp_rec(self)) end
 CM.SetAspectRatio = function(self, v) local c = comp_rec(self); c.AspectRatio = v; c.AutoAspectRatio = false end
-CM.GetNearClip = function(self)
-  local c = comp_rec(self)
+-- A custom projection (SetProjection) holds until a setter the projection depends on rebuilds it, as in Urho3D;
+-- the near and far clip distances are then the custom matrix's.
+local function near_clip(c)
+  if c.custom_proj then return c.custom_near end
   if c.Orthographic then return 0.0 end
   return c.NearClip
 end
+local function far_clip(c)
+  if c.custom_proj then return c.custom_far end
+  return c.FarClip
+end
+CM.GetNearClip = function(self) return near_clip(comp_rec(self)) end
+CM.GetFarClip = function(self) return far_clip(comp_rec(self)) end
 local function projection(c)
+  if c.custom_proj then return E.IMPL.Matrix4.new(c.custom_proj) end
   local M4 = E.IMPL.Matrix4
   local m = M4.statics.ZERO()
   local near, far = c.Orthographic and 0.0 or c.NearClip, c.FarClip
@@ -91,7 +125,13 @@ local function effective_world(c)
   return eff
 end
 local function view(c) return effective_world(c):Inverse() end
-CM.GetProjection = function(self) return projection(comp_rec(self)) end
+-- what GetProjection returns: the projection, its Y axis flipped when the camera flips vertically
+local function flipped_projection(c)
+  local m = projection(c)
+  if c.FlipVertical then m.m10, m.m11, m.m12, m.m13 = -m.m10, -m.m11, -m.m12, -m.m13 end
+  return m
+end
+CM.GetProjection = function(self) return flipped_projection(comp_rec(self)) end
 CM.GetView = function(self) return view(comp_rec(self)) end
 CM.GetEffectiveWorldTransform = function(self) return effective_world(comp_rec(self)) end
 local function mat4_of(m34)
@@ -102,7 +142,7 @@ CM.WorldToScreenPoint = function(self, p)
   local eye = view(c) * p
   local x, y
   if eye.z > 0 then
-    local s = projection(c) * eye
+    local s = flipped_projection(c) * eye
     x, y = s.x, s.y
   else
     x = (-eye.x > 0) and -1.0 or 1.0
@@ -112,7 +152,12 @@ CM.WorldToScreenPoint = function(self, p)
 end
 CM.GetScreenRay = function(self, x, y)
   local c = comp_rec(self)
-  local vp = projection(c) * mat4_of(view(c))
+  if not (far_clip(c) > near_clip(c)) then   -- an invalid projection: a ray forward from the camera
+    local wr = E.world(c.node)
+    local fx, fy, fz = E.qrot(wr.ww, wr.wx, wr.wy, wr.wz, 0, 0, 1)
+    return E.IMPL.Ray.new(E.Vector3_new(wr.m03, wr.m13, wr.m23), E.Vector3_new(fx, fy, fz))
+  end
+  local vp = flipped_projection(c) * mat4_of(view(c))
   local inv = vp:Inverse()
   x, y = 2.0 * x - 1.0, 1.0 - 2.0 * y
   local near = inv * E.Vector3_new(x, y, 0.0)
@@ -124,8 +169,7 @@ CM.ScreenToWorldPoint = function(self, sp)
   local ray = CM.GetScreenRay(self, sp.x, sp.y)
   local d = ray.direction
   local vdir = view(c) * E.IMPL.Vector4.new(d.x, d.y, d.z, 0.0)
-  local near = c.Orthographic and 0.0 or c.NearClip
-  local dist = mmax(sp.z - near, 0.0) / vdir.z
+  local dist = mmax(sp.z - near_clip(c), 0.0) / vdir.z
   return ray.origin + d * dist
 end
 CM.GetHalfViewSize = function(self)
@@ -144,6 +188,129 @@ CM.GetDistance = function(self, p)
   return sqrt(dx * dx + dy * dy + dz * dz)
 end
 
+
+-- SetProjection: a custom matrix, its clip distances read back through its inverse; the aspect stops following
+-- the screen
+CM.SetProjection = function(self, m)
+  local c = comp_rec(self)
+  if not E.is(m, "Matrix4") then E.raise_at_game("bad argument #1 to 'SetProjection' (Matrix4 expected)") end
+  local inv = m:Inverse()
+  c.custom_proj = E.IMPL.Matrix4.new(m)
+  c.custom_near = (inv * E.Vector3_new(0.0, 0.0, 0.0)).z
+  c.custom_far = (inv * E.Vector3_new(0.0, 0.0, 1.0)).z
+  c.AutoAspectRatio = false
+end
+for _, name in ipairs({"NearClip", "FarClip", "Fov", "OrthoSize", "AspectRatio", "Zoom", "Orthographic",
+                       "ProjectionOffset", "UseClipping"}) do
+  local set = CM["Set" .. name]
+  CM["Set" .. name] = function(self, ...)
+    set(self, ...)
+    comp_rec(self).custom_proj = nil
+  end
+end
+CM.IsProjectionValid = function(self)
+  local c = comp_rec(self)
+  return far_clip(c) > near_clip(c)
+end
+-- the projection as OpenGL takes it: depth -1..1 (Urho3D's OpenGL backend)
+CM.GetGPUProjection = function(self)
+  local m = flipped_projection(comp_rec(self))
+  m.m20, m.m21, m.m22, m.m23 = 2.0 * m.m20 - m.m30, 2.0 * m.m21 - m.m31, 2.0 * m.m22 - m.m32, 2.0 * m.m23 - m.m33
+  return m
+end
+-- Frustums: from the projection parameters, or from the custom matrix when there is one
+local function new_frustum() return E.IMPL.Frustum.new() end
+local function define(f, c, near, far, world)
+  if not c.Orthographic then
+    f:Define(c.Fov, aspect(c), c.Zoom, near, far, world)
+  else
+    f:DefineOrtho(c.OrthoSize, aspect(c), c.Zoom, near, far, world)
+  end
+  return f
+end
+CM.GetFrustum = function(self)
+  local c = comp_rec(self)
+  local f = new_frustum()
+  if c.custom_proj then
+    f:Define(projection(c) * mat4_of(view(c)))
+    return f
+  end
+  return define(f, c, near_clip(c), far_clip(c), effective_world(c))
+end
+CM.GetViewSpaceFrustum = function(self)
+  local c = comp_rec(self)
+  local f = new_frustum()
+  if c.custom_proj then
+    f:Define(projection(c))
+    return f
+  end
+  return define(f, c, near_clip(c), far_clip(c), nil)
+end
+local function split_range(c, near, far, fname)
+  near = mmax(E.tolua_number(near, fname, 1), near_clip(c))
+  far = mmin(E.tolua_number(far, fname, 2), far_clip(c))
+  if far < near then far = near end
+  return near, far
+end
+CM.GetSplitFrustum = function(self, near, far)
+  local c = comp_rec(self)
+  near, far = split_range(c, near, far, "GetSplitFrustum")
+  local f = new_frustum()
+  if c.custom_proj then
+    f:DefineSplit(projection(c), near, far)
+    f:Transform(effective_world(c))
+    return f
+  end
+  return define(f, c, near, far, effective_world(c))
+end
+CM.GetViewSpaceSplitFrustum = function(self, near, far)
+  local c = comp_rec(self)
+  near, far = split_range(c, near, far, "GetViewSpaceSplitFrustum")
+  local f = new_frustum()
+  if c.custom_proj then
+    f:DefineSplit(projection(c), near, far)
+    return f
+  end
+  return define(f, c, near, far, nil)
+end
+-- the view-space frustum's first near and far corners, written into the two vectors passed (and returned)
+CM.GetFrustumSize = function(self, near, far)
+  local c = comp_rec(self)
+  local v = CM.GetViewSpaceFrustum(self).vertices_
+  local n, f = v[1], v[5]
+  local ny, fy = n.y, f.y
+  if c.FlipVertical then ny, fy = -ny, -fy end
+  if E.is(near, "Vector3") then near.x, near.y, near.z = n.x, ny, n.z else near = E.Vector3_new(n.x, ny, n.z) end
+  if E.is(far, "Vector3") then far.x, far.y, far.z = f.x, fy, f.z else far = E.Vector3_new(f.x, fy, f.z) end
+  return near, far
+end
+CM.GetDistanceSquared = function(self, p)
+  local c = comp_rec(self)
+  if not c.Orthographic then
+    local wr = E.world(c.node)
+    local dx, dy, dz = p.x - wr.m03, p.y - wr.m13, p.z - wr.m23
+    return dx * dx + dy * dy + dz * dz
+  end
+  local d = (view(c) * p).z
+  return d * d
+end
+local M_EPSILON = 0.000001
+CM.GetLodDistance = function(self, distance, scale, bias)
+  local c = comp_rec(self)
+  distance = E.tolua_number(distance, "GetLodDistance", 1)
+  local d = mmax(c.LodBias * E.tolua_number(bias, "GetLodDistance", 3) * E.tolua_number(scale, "GetLodDistance", 2)
+                 * c.Zoom, M_EPSILON)
+  if not c.Orthographic then return distance / d end
+  return c.OrthoSize / d
+end
+-- UrhoX's reverse depth and handedness: state (Urho3D's conventions, left-handed with depth 0..1, by default)
+CM.SetReverseZ = function(self, v) comp_rec(self).reverse_z = v and true or false end
+CM.GetReverseZ = function(self) return comp_rec(self).reverse_z == true end
+CM.UseReverseZ = CM.GetReverseZ
+CM.GetFarthestDepthValue = function(self) return comp_rec(self).reverse_z and 0.0 or 1.0 end
+CM.SetHandedness = function(self, h) comp_rec(self).handedness = E.tolua_int(h, "SetHandedness", 1) end
+CM.GetHandedness = function(self) return comp_rec(self).handedness or 0 end
+
 -- Light, Zone
 local Light = class("Light")
 E.COMPONENT_FACTORIES.Light = props(Light, {LightType = 2, Color = color(1, 1, 1), Brightness = 1.0,
@@ -159,6 +326,19 @@ E.COMPONENT_FACTORIES.Zone = props(Zone, {AmbientColor = color(0.1, 0.1, 0.1), F
   Override = false, AmbientGradient = false, BoundingBox = function()
     return E.IMPL.BoundingBox.new(E.Vector3_new(-10, -10, -10), E.Vector3_new(10, 10, 10)) end,
   ZoneTexture = function() return nil end})
+
+-- a zone's box is in its node's space: a point is inside when its local position is in the box
+local ZM = Zone.methods
+local function zone_inverse(c)
+  local w = E.world(c.node)
+  return E.IMPL.Matrix3x4.new(w.m00, w.m01, w.m02, w.m03, w.m10, w.m11, w.m12, w.m13, w.m20, w.m21, w.m22,
+                              w.m23):Inverse()
+end
+ZM.GetInverseWorldTransform = function(self) return zone_inverse(comp_rec(self)) end
+ZM.IsInside = function(self, p)
+  local c = comp_rec(self)
+  return c.BoundingBox:IsInside(zone_inverse(c) * p) ~= 0   -- not OUTSIDE
+end
 
 -- Drawables
 local Drawable = class("Drawable")
@@ -230,7 +410,13 @@ end
 local Renderer = class("Renderer")
 local rstate = {viewports = {}, hdr = false, default_zone = nil, shadow_quality = 2, draw_shadows = true,
   specular = true, texture_quality = 2, material_quality = 2, shadow_map_size = 1024, dynamic_instancing = true,
-  max_occluder_triangles = 5000, num_viewports = 1}
+  max_occluder_triangles = 5000, num_viewports = 1,
+  -- Urho3D's Renderer defaults (Graphics/Renderer.h)
+  texture_anisotropy = 4, texture_filter_mode = 2, shadow_softness = 1.0, vsm_min_variance = 0.0000001,
+  vsm_light_bleeding = 0.9, vsm_multi_sample = 1, reuse_shadow_maps = true, max_shadow_maps = 1,
+  extra_instancing_elements = 0, min_instances = 2, max_sorted_instances = 1000, occlusion_buffer_size = 256,
+  occluder_size_threshold = 0.025, threaded_occlusion = false, mobile_shadow_bias_mul = 1.0,
+  mobile_shadow_bias_add = 0.0, mobile_normal_offset_mul = 1.0}
 local R = Renderer.methods
 R.SetViewport = function(_, index, vp) rstate.viewports[index] = vp end
 R.GetViewport = function(_, index) return rstate.viewports[index] end
@@ -264,6 +450,83 @@ R.SetDynamicInstancing = function(_, v) rstate.dynamic_instancing = v end
 R.GetDynamicInstancing = function() return rstate.dynamic_instancing end
 R.SetMaxOccluderTriangles = function(_, v) rstate.max_occluder_triangles = v end
 R.GetMaxOccluderTriangles = function() return rstate.max_occluder_triangles end
+-- The setters' clamps are Urho3D's (Renderer.cpp); the device is a desktop OpenGL 3 one with hardware shadows.
+-- the argument checks (58_serializer.lua, loaded after this file)
+local function int_arg(v, f, n) return E.tolua_int(v, f, n) end
+local function num_arg(v, f, n) return E.tolua_number(v, f, n) end
+local function clamp(v, lo, hi) return mmin(mmax(v, lo), hi) end
+R.SetTextureQuality = function(_, v) rstate.texture_quality = clamp(int_arg(v, "SetTextureQuality", 1), 0, 2) end
+R.SetMaterialQuality = function(_, v) rstate.material_quality = clamp(int_arg(v, "SetMaterialQuality", 1), 0, 15) end
+R.SetShadowMapSize = function(_, v)
+  local size, p = mmax(int_arg(v, "SetShadowMapSize", 1), 64), 1
+  while p < size do p = p * 2 end
+  rstate.shadow_map_size = p
+end
+R.SetMaxOccluderTriangles = function(_, v)
+  rstate.max_occluder_triangles = mmax(int_arg(v, "SetMaxOccluderTriangles", 1), 0)
+end
+local function setting(name, key, check)
+  R["Set" .. name] = function(_, v) local x = check(v, "Set" .. name); if x ~= nil then rstate[key] = x end end
+  R["Get" .. name] = function() return rstate[key] end
+end
+local function bool(v) return v and true or false end
+setting("TextureAnisotropy", "texture_anisotropy", function(v, f) return mmax(int_arg(v, f, 1), 1) end)
+setting("TextureFilterMode", "texture_filter_mode", function(v, f) return int_arg(v, f, 1) end)
+setting("ShadowSoftness", "shadow_softness", function(v, f) return mmax(num_arg(v, f, 1), 0.0) end)
+setting("VSMMultiSample", "vsm_multi_sample", function(v, f) return clamp(int_arg(v, f, 1), 1, 16) end)
+setting("ReuseShadowMaps", "reuse_shadow_maps", bool)
+setting("MaxShadowMaps", "max_shadow_maps", function(v, f)
+  v = int_arg(v, f, 1)
+  if v >= 1 then return v end   -- fewer than one: ignored
+end)
+setting("NumExtraInstancingBufferElements", "extra_instancing_elements",
+        function(v, f) return clamp(int_arg(v, f, 1), 0, 4) end)
+setting("MinInstances", "min_instances", function(v, f) return mmax(int_arg(v, f, 1), 1) end)
+setting("MaxSortedInstances", "max_sorted_instances", function(v, f) return mmax(int_arg(v, f, 1), 0) end)
+setting("OcclusionBufferSize", "occlusion_buffer_size", function(v, f) return mmax(int_arg(v, f, 1), 1) end)
+setting("OccluderSizeThreshold", "occluder_size_threshold", function(v, f) return mmax(num_arg(v, f, 1), 0.0) end)
+setting("ThreadedOcclusion", "threaded_occlusion", bool)
+setting("MobileShadowBiasMul", "mobile_shadow_bias_mul", function(v, f) return num_arg(v, f, 1) end)
+setting("MobileShadowBiasAdd", "mobile_shadow_bias_add", function(v, f) return num_arg(v, f, 1) end)
+setting("MobileNormalOffsetMul", "mobile_normal_offset_mul", function(v, f) return num_arg(v, f, 1) end)
+R.SetVSMShadowParameters = function(_, min_variance, bleeding)
+  rstate.vsm_min_variance = mmax(num_arg(min_variance, "SetVSMShadowParameters", 1), 0.0)
+  rstate.vsm_light_bleeding = clamp(num_arg(bleeding, "SetVSMShadowParameters", 2), 0.0, 1.0)
+end
+R.GetVSMShadowParameters = function() return E.Vector2_new(rstate.vsm_min_variance, rstate.vsm_light_bleeding) end
+-- Nothing is drawn: every frame statistic is zero.
+for _, name in ipairs({"GetNumViews", "GetNumPrimitives", "GetNumBatches", "GetNumGeometries", "GetNumLights",
+                       "GetNumShadowMaps", "GetNumOccluders"}) do
+  R[name] = function() return 0 end
+end
+-- The default technique (Techniques/NoTexture.xml when first asked for), material and light textures.
+R.SetDefaultTechnique = function(_, t) rstate.default_technique = t or false end
+R.GetDefaultTechnique = function()
+  if not rstate.default_technique then
+    rstate.default_technique = E.get_resource("Technique", "Techniques/NoTexture.xml") or false
+  end
+  return rstate.default_technique or nil
+end
+R.GetDefaultMaterial = function()
+  if rstate.default_material == nil then rstate.default_material = E.IMPL.Material.new() end
+  return rstate.default_material
+end
+R.GetDefaultLightRamp = function() return E.get_resource("Texture2D", "Textures/Ramp.png") end
+R.GetDefaultLightSpot = function() return E.get_resource("Texture2D", "Textures/Spot.png") end
+-- the index'th viewport (0-based) showing `scene`, in viewport order
+R.GetViewportForScene = function(_, scene, index)
+  index = E.tolua_int(index, "GetViewportForScene", 2)
+  local n = rstate.num_viewports
+  for i in pairs(rstate.viewports) do if i + 1 > n then n = i + 1 end end   -- the highest index (order unobserved)
+  for i = 0, n - 1 do
+    local vp = rstate.viewports[i]
+    if vp and E.rec(vp).scene == scene then
+      if index == 0 then return vp end
+      index = index - 1
+    end
+  end
+  return nil
+end
 -- A path, or an XML file a new path is loaded from (56_render_path.lua), as Urho3D's overloads take either.
 local function render_path_of(p)
   if E.is(p, "XMLFile") then return E.render_path_from(p) end
@@ -302,6 +565,8 @@ VP.GetRect = function(self) return E.rec(self).rect or E.IntRect_new(0, 0, 0, 0)
 VP.SetRenderPath = function(self, p) E.rec(self).render_path = render_path_of(p) end
 VP.GetRenderPath = function(self) return E.rec(self).render_path or default_render_path() end
 VP.SetDrawDebug = function(self, v) E.rec(self).draw_debug = v end
+VP.SetCullCamera = function(self, c) E.rec(self).cull_camera = c end
+VP.GetCullCamera = function(self) return E.rec(self).cull_camera end
 VP.GetDrawDebug = function(self) return E.rec(self).draw_debug end
 VP.GetScreenRay = function(self, x, y)
   local cam = E.rec(self).camera
