@@ -2,9 +2,11 @@
 
     python bench/conformance.py [--seconds S] [--lib DIR]... [--jobs N] [--json] DIR...
 
-A game is a folder holding `scripts/main.lua`, or a loose sample script `*.lua` that defines a global `Start()`
-(as Urho3D's `bin/Data/LuaScripts/NN_Name.lua` do). A loose script runs from a temporary game folder whose
-`scripts/main.lua` is a copy of it, so `require "LuaScripts/Utilities/Sample"` resolves from the engine's own
+A game is a folder holding `scripts/main.lua`; a scripts folder, one holding a `main.lua` that defines a global
+`Start()` beside modules of its own (as TapTap's dev-kit examples ship their multi-file games, to be copied into a
+project's `scripts/`); or a loose sample script `*.lua` that defines `Start()` (as Urho3D's
+`bin/Data/LuaScripts/NN_Name.lua` do). A scripts folder runs as the `scripts/` of a temporary game folder, a loose
+script as its `scripts/main.lua`, so `require "LuaScripts/Utilities/Sample"` resolves from the engine's own
 library. Each game runs in a fresh subprocess exactly as `python -m engine run --json --scripted-input` runs it.
 Printed paths are relative to the folder given on the command line.
 """
@@ -45,6 +47,7 @@ class Game:
     root: Path
     path: Path
     script: bool = False
+    scripts_folder: bool = False
 
     @property
     def label(self) -> str:
@@ -80,6 +83,10 @@ def find_games(root: Path) -> list[Game]:
             games.append(Game(root, here))
             dirnames[:] = []   # a game's own files are not separate games
             continue
+        if here != root and is_loose_script(here / "main.lua") and (dirnames or len(filenames) > 1):
+            games.append(Game(root, here, scripts_folder=True))
+            dirnames[:] = []
+            continue
         for name in sorted(filenames):
             path = here / name
             if is_loose_script(path):
@@ -100,11 +107,14 @@ def run_game(game: Game, seconds: float, lib_dirs: Sequence[str] = ()) -> dict[s
     game_dir = game.path
     replacements: list[tuple[str, str]] = []
     try:
-        if game.script:
+        if game.script or game.scripts_folder:
             tmp = tempfile.mkdtemp(prefix="grader-conformance-")
             game_dir = Path(tmp) / game.path.stem
-            (game_dir / "scripts").mkdir(parents=True)
-            shutil.copyfile(game.path, game_dir / ENTRY)
+            if game.script:
+                (game_dir / "scripts").mkdir(parents=True)
+                shutil.copyfile(game.path, game_dir / ENTRY)
+            else:
+                shutil.copytree(game.path, game_dir / "scripts", symlinks=False)
             replacements.append((str(game_dir), game.label))
             replacements.append((tmp, "<tmp>"))
         replacements.append((str(game.path.resolve()), game.label))

@@ -93,6 +93,23 @@ def test_game_folders_and_scripts_are_both_found(tmp_path):
     assert labels == ["02_Loose.lua", "games/box"]
 
 
+def test_a_scripts_folder_runs_as_a_games_scripts(tmp_path):
+    """A folder whose main.lua defines Start() beside modules of its own (a dev-kit example) is one game, run as the
+    scripts/ of a game folder, so its requires resolve; a folder of loose samples stays loose samples."""
+    example = tmp_path / "22-shooter"
+    (example / "network").mkdir(parents=True)
+    (example / "main.lua").write_text('local Net = require("network.Mode")\nfunction Start() MODE = Net.name end\n')
+    (example / "network" / "Mode.lua").write_text('return {name = "standalone"}\n')
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "01_A.lua").write_text("function Start() end\n")
+    (tmp_path / "samples" / "02_B.lua").write_text("function Start() end\n")
+    games = conformance.find_games(tmp_path)
+    assert [(g.label, g.scripts_folder) for g in games] == [
+        ("22-shooter", True), ("samples/01_A.lua", False), ("samples/02_B.lua", False)]
+    result = conformance.run_game(games[0], 1.0)
+    assert result["outcome"] == "clean", result
+
+
 def test_declared_but_unimplemented_api_is_missing_api(tmp_path):
     (tmp_path / "99_World.lua").write_text(
         'require "LuaScripts/Utilities/Sample"\n'
