@@ -448,7 +448,15 @@ end
 ----------------------------------------------------------------------------------------------------
 local TEXTURE_STATIC, TEXTURE_DYNAMIC, TEXTURE_RENDERTARGET, TEXTURE_DEPTHSTENCIL = 0, 1, 2, 3
 local FILTER_NEAREST, FILTER_DEFAULT, ADDRESS_WRAP, ADDRESS_CLAMP = 0, 5, 0, 2
-local TEXTURE_TYPES = {Texture2D = true, Texture2DArray = true, Texture3D = true, TextureCube = true}
+-- the record types that are textures: Texture's subclasses in the registry (VideoTexture among them), found once each
+local TEXTURE_TYPES = setmetatable({}, {__index = function(known, type_name)
+  local found = false
+  for _, decl in ipairs(E.REGISTRY.classes[type_name] and E.lineage(type_name) or {}) do
+    if decl.name == "Texture" then found = true end
+  end
+  known[type_name] = found
+  return found
+end})
 -- bytes per pixel row of `width` pixels by format; block formats by their 4x4 (8x4) blocks
 local ROW_BYTES = {[0x1906] = 1, [0x1909] = 1, [0x190A] = 2, [0x1907] = 3, [0x1908] = 4, [0x88F0] = 4,
   [0x822C] = 4, [0x822F] = 4, [0x822E] = 4, [0x8229] = 1, [0x822B] = 2, [0x822D] = 2, [0x805B] = 8, [0x881A] = 8,
