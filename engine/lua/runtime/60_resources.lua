@@ -189,6 +189,116 @@ CA.SanitateResourceName = function(_, n) return normalize(n) end
 GLOBALS.cache = E.new_object("ResourceCache")
 FUNCTIONS.GetCache = function() return GLOBALS.cache end
 
+-- Urho3D core's other cache settings, kept as state (packages are not searched: there are none headless).
+local cache_settings = {search_packages_first = true, finish_ms = 5}
+CA.SetSearchPackagesFirst = function(_, v) cache_settings.search_packages_first = v and true or false end
+CA.GetSearchPackagesFirst = function() return cache_settings.search_packages_first end
+CA.SetFinishBackgroundResourcesMs = function(_, ms)
+  cache_settings.finish_ms = math.max(E.tolua_int(ms, "SetFinishBackgroundResourcesMs", 1), 1)
+end
+CA.GetFinishBackgroundResourcesMs = function() return cache_settings.finish_ms end
+-- A directory name as the cache keeps it: a trailing slash, relative to the current directory (the game's folder,
+-- ""), "/./" folded, trimmed.
+CA.SanitateResourceDirName = function(_, name)
+  local p = E.clean_path(E.tolua_string(name, "SanitateResourceDirName", 1))
+  if p ~= "" and ssub(p, -1) ~= "/" then p = p .. "/" end
+  p = sgsub(p, "/%./", "/")
+  return (p:match("^%s*(.-)%s*$"))
+end
+
+-- Resource:Load and Resource:Save (Resource.cpp): a resource reloaded in place from a stream or a file (the types
+-- whose content the engine reads), and saved to one (an Image as PNG, or by a file name's extension; XMLFile and
+-- JSONFile as text).  A type Urho3D cannot save logs so; one it can but the engine cannot is missing API.
+local RELOADABLE = {XMLFile = true, JSONFile = true, Image = true, Sound = true, SpriteSheet2D = true}
+local UNSAVABLE = {Resource = true, ResourceWithMetadata = true, Sound = true, SpriteSheet2D = true, Sprite2D = true,
+  AnimationSet2D = true, TmxFile2D = true, Texture2D = true, Texture3D = true, TextureCube = true,
+  Texture2DArray = true, Font = true, Technique = true, Shader = true, PListFile = true}
+local function res_rec(self)
+  local r = REC[self]
+  if r == nil or r.kind ~= "resource" then E.raise_at_game("invalid 'self' (a Resource was expected)") end
+  return r
+end
+RM.Load = function(self, source)
+  local r = res_rec(self)
+  local loader = content_loaders[r.type_name]
+  if not RELOADABLE[r.type_name] or loader == nil then
+    return E.missing("Resource:Load (" .. r.type_name .. " content is not loaded headless)")
+  end
+  local data, name = E.resource_source_bytes(source, "Load")
+  if data == nil then return false end
+  local held = r.held
+  r.held = 0
+  local ok, why = loader(r, data, name)
+  r.held = held
+  if not ok then
+    if why then E.log("ERROR", why) end
+    return false
+  end
+  r.size = #data
+  return true
+end
+local function text_of(r)
+  if r.type_name == "XMLFile" then return E.xml_write(r.doc, "\t") end
+  return E.json_write(r.root, "\t")
+end
+RM.Save = function(self, dest)
+  local r = res_rec(self)
+  local path
+  if type(dest) == "string" then
+    if r.type_name == "Image" then return E.image_save_file(self, dest) end
+    path = E.clean_path(dest)
+    if path == "" then return false end
+  elseif type(dest) == "number" then
+    return RM.Save(self, tostring(dest))
+  end
+  if UNSAVABLE[r.type_name] then
+    if path then E.fs_write(path, "") end   -- the file opens before the resource refuses
+    E.log("ERROR", "Save not supported for " .. r.type_name)
+    return false
+  end
+  local data
+  if r.type_name == "Image" then data = E.image_png(self)
+  elseif r.type_name == "XMLFile" or r.type_name == "JSONFile" then data = text_of(r)
+  else return E.missing("Resource:Save (" .. r.type_name .. " is not saved headless)") end
+  if path then
+    E.fs_write(path, data or "")
+    return data ~= nil
+  end
+  if data == nil then return false end
+  return IMPL.Serializer.methods.Write(dest, data) == #data
+end
+
+-- ResourceWithMetadata: named Variant values, listed in the order first added.
+local RWM = class("ResourceWithMetadata").methods
+local function metadata(self)
+  local r = res_rec(self)
+  if r.metadata == nil then r.metadata, r.metadata_keys = {}, {} end
+  return r
+end
+RWM.AddMetadata = function(self, name, value)
+  local r = metadata(self)
+  name = E.tolua_string(name, "AddMetadata", 1)
+  if r.metadata[name] == nil then r.metadata_keys[#r.metadata_keys + 1] = name end
+  r.metadata[name] = E.variant_of(value)
+end
+RWM.RemoveMetadata = function(self, name)
+  local r = metadata(self)
+  name = E.tolua_string(name, "RemoveMetadata", 1)
+  if r.metadata[name] == nil then return end
+  r.metadata[name] = nil
+  for i, k in ipairs(r.metadata_keys) do
+    if k == name then table.remove(r.metadata_keys, i); break end
+  end
+end
+RWM.RemoveAllMetadata = function(self)
+  local r = metadata(self)
+  r.metadata, r.metadata_keys = {}, {}
+end
+RWM.GetMetadata = function(self, name)
+  return metadata(self).metadata[E.tolua_string(name, "GetMetadata", 1)] or E.Variant_new("None", nil)
+end
+RWM.HasMetadata = function(self) return #metadata(self).metadata_keys > 0 end
+
 -- Material: parameters and textures recorded for assertions.
 local Material = class("Material")
 resource_classes.Material = function(r, _, meta)
@@ -307,12 +417,211 @@ Tex.methods.SetData = function() return true end
 Tex.methods.SetFilterMode = function(self, m) E.rec(self).filter = m end
 Tex.methods.SetAddressMode = function(self, coord, mode) E.rec(self)["address" .. coord] = mode end
 Tex.methods.SetNumLevels = function() end
+-- Sound (Audio/Sound.cpp): its format and size are state; the samples themselves are never kept (nothing is mixed
+-- headless), so a sound costs its header's worth of memory.  A stock sound is known from its metadata (16-bit PCM
+-- for a .wav, compressed for the .ogg); a game's .wav is read through its RIFF header as Urho3D reads it, a game's
+-- other files load raw (8-bit mono at 44100 Hz unless a <name>.xml beside it says otherwise, as Urho3D's
+-- LoadParameters), except .ogg and .mp3, which load as compressed sounds of unknown length (not decoded headless).
+local SOUND_IP_SAFETY = 4   -- bytes Urho3D keeps past the end of a sound's data for interpolation
+local f32 = E.MATH.f32
 local Sound = class("Sound")
-Sound.methods.GetLength = function(self) return E.rec(self).length or 0.0 end
-Sound.methods.GetFrequency = function(self) return E.rec(self).frequency or 44100 end
-Sound.methods.SetLooped = function(self, v) E.rec(self).looped = v and true or false end
-Sound.methods.IsLooped = function(self) return E.rec(self).looped == true end
-Sound.methods.GetIntFrequency = function(self) return math.floor(E.rec(self).frequency or 44100) end
-Sound.methods.IsStereo = function() return false end
-Sound.methods.IsSixteenBit = function() return true end
-Sound.methods.IsCompressed = function() return false end
+local SM = Sound.methods
+local function sound_rec(self)
+  local r = REC[self]
+  if r == nil or r.type_name ~= "Sound" then E.raise_at_game("invalid 'self' (a Sound was expected)") end
+  return r
+end
+local function sound_defaults(r)
+  r.data_size, r.frequency, r.sixteen, r.stereo, r.compressed = 0, 44100, false, false, false
+  r.compressed_length, r.looped, r.loop_start, r.loop_end = 0.0, false, 0, 0
+end
+local function sample_size(r)
+  local n = 1
+  if r.sixteen then n = n * 2 end
+  if r.stereo then n = n * 2 end
+  return n
+end
+-- Seconds of sound, as Urho3D computes them in single precision: data bytes / sample bytes / frequency.
+local function sound_length(r)
+  if r.compressed then return r.compressed_length end
+  if r.frequency == 0 then return 0.0 end
+  return f32(f32(r.data_size / sample_size(r)) / r.frequency)
+end
+E.sound_length = sound_length
+-- The sound plays until its length (false: the length is not known headless, a game's compressed file).
+E.sound_length_known = function(r) return r.length_known ~= false end
+E.resource_init("Sound", function(r, proxy, meta)
+  sound_defaults(r)
+  r.proxy = proxy
+  if meta == nil or meta.from_game or meta.length_seconds == nil then return end
+  -- a stock sound, from its metadata: .wav files are 16-bit PCM, the .ogg compressed
+  r.frequency, r.stereo, r.sixteen = meta.frequency or 44100, (meta.channels or 1) > 1, true
+  if slower(ssub(r.name, -4)) == ".ogg" then
+    r.compressed, r.compressed_length, r.data_size = true, f32(meta.length_seconds), meta.size or 0
+  else
+    r.data_size = math.floor(meta.length_seconds * r.frequency * sample_size(r) + 0.5) & -sample_size(r)
+  end
+  r.loop_end = r.data_size
+end)
+
+local function set_size(r, n)
+  if n == 0 then return end
+  r.data_size, r.compressed, r.size = n, false, n + SOUND_IP_SAFETY
+  r.length_known = nil
+  r.looped, r.loop_start, r.loop_end = false, 0, n   -- SetLooped(false)
+end
+-- The header of a WAV file (RIFF, a "fmt " chunk of PCM, a "data" chunk), walked as Urho3D walks it: chunks
+-- before "fmt " and before "data" are skipped by their declared length.  (ok, or false and nothing changed.)
+local function load_wav(r, data)
+  local n = #data
+  local function u32(pos) if pos + 3 > n then return 0 end; return (string.unpack("<I4", data, pos)) end
+  local function u16(pos) if pos + 1 > n then return 0 end; return (string.unpack("<I2", data, pos)) end
+  if ssub(data, 1, 4) ~= "RIFF" or ssub(data, 9, 12) ~= "WAVE" then return false end
+  local pos = 13   -- 1-based position of the next chunk header
+  while true do
+    local id, len = ssub(data, pos, pos + 3), u32(pos + 4)
+    pos = pos + 8
+    if id == "fmt " then break end
+    pos = pos + len
+    if len == 0 or pos - 1 >= n then return false end
+  end
+  local format, channels, frequency, bits = u16(pos), u16(pos + 2), u32(pos + 4), u16(pos + 14)
+  local fmt_len = u32(pos - 4)
+  pos = pos + fmt_len   -- the rest of a longer format chunk is skipped
+  if format ~= 1 then return false end
+  local data_len
+  while true do
+    local id, len = ssub(data, pos, pos + 3), u32(pos + 4)
+    pos = pos + 8
+    if id == "data" then data_len = len; break end
+    pos = pos + len
+    if len == 0 or pos - 1 >= n then return false end
+  end
+  set_size(r, data_len)
+  r.frequency, r.sixteen, r.stereo, r.compressed = frequency, bits == 16, channels == 2, false
+  return true
+end
+local function wav_error(name) E.log("ERROR", "Could not read WAV data from " .. tostring(name)) end
+
+-- Urho3D's LoadParameters: <name>.xml beside a loaded sound may set its format and loop.
+local function load_sound_parameters(r, name)
+  local xml_name = (sgsub(name, "%.[^%./]*$", "")) .. ".xml"
+  local path = E.find_game_file(xml_name)
+  local text = path and E.fs_read(path) or nil
+  if text == nil then return end
+  local root = E.xml_parse(text)
+  if root == nil then return end
+  for _, el in ipairs(root.children) do
+    local a = el.attrs
+    if el.name == "format" and not r.compressed then
+      if a.frequency then r.frequency = FUNCTIONS.ToInt(a.frequency) & 0xffffffff end
+      if a.sixteenbit then r.sixteen = FUNCTIONS.ToBool(a.sixteenbit) end
+      if a["16bit"] then r.sixteen = FUNCTIONS.ToBool(a["16bit"]) end
+      if a.stereo then r.stereo = FUNCTIONS.ToBool(a.stereo) end
+    elseif el.name == "loop" then
+      if a.enable then SM.SetLooped(r.proxy, FUNCTIONS.ToBool(a.enable)) end
+      if a.start and a["end"] then
+        SM.SetLoop(r.proxy, FUNCTIONS.ToInt(a.start) & 0xffffffff, FUNCTIONS.ToInt(a["end"]) & 0xffffffff)
+      end
+    end
+  end
+end
+
+-- Sound:BeginLoad by the file's extension: the samples are not kept, so the file's bytes are given back at once.
+E.resource_loader("Sound", function(r, data, name)
+  if r.held and r.held > 0 then
+    E.files_release(r.held)
+    r.held = 0
+  end
+  local ext = slower(name:match("(%.[^%./]*)$") or "")
+  if ext == ".ogg" or ext == ".mp3" then
+    r.compressed, r.data_size, r.sixteen, r.length_known = true, #data, true, false
+    r.size = #data
+    return true
+  end
+  if ext == ".wav" then
+    if not load_wav(r, data) then return false, "Could not read WAV data from " .. tostring(name) end
+  else
+    set_size(r, #data)
+  end
+  load_sound_parameters(r, name)
+  return true
+end)
+
+Sound.new = function() return make_resource("Sound", "", nil) end
+
+local function uint_arg(v, fname, i) return E.tolua_int(v, fname, i) & 0xffffffff end
+-- The bytes a Deserializer (or a file of that name) holds from its position on, and its name; nil when the file does
+-- not open (logged as File::Open logs it).
+local function source_bytes(source, fname)
+  if type(source) == "string" then
+    local path = E.clean_path(source)
+    local data = E.fs_read(path)
+    if data == nil then
+      local found = E.find_game_file(path)
+      data = found and E.fs_read(found)
+    end
+    if data == nil then
+      E.log("ERROR", "Could not open file " .. path)
+      return nil
+    end
+    return data, path
+  end
+  local data = E.stream_read(source, 1 << 40, fname)
+  return data, IMPL.Deserializer.methods.GetName(source)
+end
+E.resource_source_bytes = source_bytes
+
+-- Urho3D sizes the sound by the whole stream and reads from its position: false when that is not all of it.
+SM.LoadRaw = function(self, source)
+  local r = sound_rec(self)
+  local data = source_bytes(source, "LoadRaw")
+  if data == nil then return false end
+  local total = type(source) == "string" and #data or IMPL.Deserializer.methods.GetSize(source)
+  set_size(r, total)
+  return #data == total
+end
+SM.LoadWav = function(self, source)
+  local r = sound_rec(self)
+  local data, name = source_bytes(source, "LoadWav")
+  if data == nil then return false end
+  if not load_wav(r, data) then
+    wav_error(name)
+    return false
+  end
+  return true
+end
+SM.SetSize = function(self, n) set_size(sound_rec(self), uint_arg(n, "SetSize", 1)) end
+SM.SetFormat = function(self, frequency, sixteen, stereo)
+  local r = sound_rec(self)
+  r.frequency = uint_arg(frequency, "SetFormat", 1)
+  r.sixteen, r.stereo, r.compressed = sixteen and true or false, stereo and true or false, false
+  r.length_known = nil
+end
+SM.SetLoop = function(self, repeat_offset, end_offset)
+  local r = sound_rec(self)
+  repeat_offset, end_offset = uint_arg(repeat_offset, "SetLoop", 1), uint_arg(end_offset, "SetLoop", 2)
+  if not r.compressed then
+    -- within the data, aligned down to whole samples
+    local mask = -sample_size(r)
+    r.loop_start = math.min(repeat_offset, r.data_size) & mask
+    r.loop_end = math.min(end_offset, r.data_size) & mask
+  end
+  r.looped = true
+end
+SM.SetLooped = function(self, enable)
+  local r = sound_rec(self)
+  if enable then return SM.SetLoop(self, 0, r.data_size) end
+  r.looped = false
+  if not r.compressed then r.loop_end = r.data_size end
+end
+SM.FixInterpolation = function(self) sound_rec(self) end   -- it fixes up sample bytes, which are not kept here
+SM.GetLength = function(self) return sound_length(sound_rec(self)) end
+SM.GetDataSize = function(self) return sound_rec(self).data_size end
+SM.GetSampleSize = function(self) return sample_size(sound_rec(self)) end
+SM.GetFrequency = function(self) return f32(sound_rec(self).frequency) end
+SM.GetIntFrequency = function(self) return sound_rec(self).frequency end
+SM.IsLooped = function(self) return sound_rec(self).looped end
+SM.IsSixteenBit = function(self) return sound_rec(self).sixteen end
+SM.IsStereo = function(self) return sound_rec(self).stereo end
+SM.IsCompressed = function(self) return sound_rec(self).compressed end

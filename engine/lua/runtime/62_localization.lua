@@ -159,6 +159,8 @@ LM.LoadJSONFile = function(_, name, language)
     load_single(E.json_root(file), tostring(language))
   end
 end
+-- UrhoX: the device's language.  Headless there is no device: always "en", so a run does not depend on the machine.
+LM.GetSystemLanguage = function() return "en" end
 
 GLOBALS.localization = E.new_object("Localization")
 FUNCTIONS.GetLocalization = function() return GLOBALS.localization end
