@@ -472,3 +472,21 @@ def test_cache_settings_and_system_language() -> None:
     return out
     """, engine)
     assert out == [True, 5, [False, 1, "Data/sub/", "Data/"], "en"]
+
+
+def test_xml_and_json_files_save_to_a_stream_as_to_a_file_name() -> None:
+    engine = new_engine("function Start() end", {})
+    engine.start()
+    out = lua("""
+    local x = XMLFile(); x:CreateRoot("a"):SetAttribute("k", "v")
+    local vb = VectorBuffer(); local ok = x:Save(vb)
+    x:Save("named.xml")
+    local f = File("named.xml", FILE_READ); local named = f:ReadString(); f:Close()
+    vb:Seek(0)
+    local j = JSONFile(); j:FromString('{"a": 1}')
+    local vj = VectorBuffer(); local okj = j:Save(vj); vj:Seek(0)
+    return {ok, vb:ReadString(), named, okj, vj:ReadString()}
+    """, engine)
+    assert out[0] is True and out[3] is True
+    assert out[1] == out[2] and '<a k="v"' in out[1]
+    assert out[4].replace(" ", "").replace("\t", "").replace("\n", "") == '{"a":1}'

@@ -526,6 +526,9 @@ XFM.ToString = function(self, indentation)
 end
 XFM.Save = function(self, file_name, indentation)
   local r = xfile(self)
+  if type(file_name) ~= "string" and file_name ~= nil then   -- a File or a VectorBuffer: Resource:Save writes it
+    return IMPL.Resource.methods.Save(self, file_name)
+  end
   if type(file_name) ~= "string" or file_name == "" then return false end
   E.fs_write(E.clean_path(file_name), E.xml_write(r.doc, indentation == nil and "\t" or tostring(indentation)))
   return true

@@ -593,6 +593,9 @@ JFM.GetRoot = function(self) return value_of(jfile(self).root) end
 JFM.ToString = function(self, indentation) return E.json_write(jfile(self).root, indentation) end
 JFM.Save = function(self, file_name, indentation)
   local r = jfile(self)
+  if type(file_name) ~= "string" and file_name ~= nil then   -- a File or a VectorBuffer: Resource:Save writes it
+    return IMPL.Resource.methods.Save(self, file_name)
+  end
   if type(file_name) ~= "string" or file_name == "" then return false end
   E.fs_write(E.clean_path(file_name), E.json_write(r.root, indentation))
   return true
