@@ -355,6 +355,7 @@ class Engine:
         self.game_env = self.E.configure(run)
         self._host.set_memory_limit(self.settings.memory_limit)
         self.net: NetRun | None = None
+        self._out_of_memory = False   # Lua's memory error reached the host (_driving): the run is over
         if role == SERVER:
             clients = {name: Engine(game_dir, self.settings, lib_dirs, entry, role=name,
                                     booted=boot_state(registry))
@@ -429,14 +430,34 @@ class Engine:
         return image.width, image.height, image.components, image.pixels
 
     # Driving the game
+    @contextmanager
+    def _driving(self) -> Iterator[None]:
+        """Drive the game. The engine's Lua catches a game's memory error at the top of each call (90_frame.lua,
+        E.top); but when the game's data still fills the limit, the engine's own code after that handler can fail
+        to allocate too, and the error leaves Lua. That is the same end, a memory abort, recorded here."""
+        try:
+            yield
+        except _lua.memory_error():
+            self._out_of_memory = True
+            with self.unmetered():
+                self.E.memory_exhausted()
+
+    # After such an abort the game is never driven again: with its memory full, each call into Lua would only run
+    # the collector in vain before failing the same way.
     def start(self) -> None:
-        self.E.harness.start()
+        if not self._out_of_memory:
+            with self._driving():
+                self.E.harness.start()
 
     def run_frames(self, frames: int) -> None:
-        self.E.harness.run_frames(frames)
+        if not self._out_of_memory:
+            with self._driving():
+                self.E.harness.run_frames(frames)
 
     def run_seconds(self, seconds: float) -> None:
-        self.E.harness.run(seconds)
+        if not self._out_of_memory:
+            with self._driving():
+                self.E.harness.run(seconds)
 
     def queue_input(self, event: dict[str, Any]) -> None:
         with self.unmetered():
@@ -468,7 +489,9 @@ class Engine:
             fn, err = loader(source, chunkname, env)
         if fn is None:
             raise BadInputError(f"{chunkname}: {err}")
-        return bool(self.E.run_battery_chunk(fn))
+        with self._driving():
+            return bool(self.E.run_battery_chunk(fn))
+        return False   # the battery's run ended in a memory abort
 
     # Reading results
     def report(self) -> RunReport:

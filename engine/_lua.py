@@ -38,6 +38,11 @@ def _lupa() -> Any:
     return lua54
 
 
+def memory_error() -> type[BaseException]:
+    """The exception lupa raises when a call into Lua ends in Lua's own memory error (LUA_ERRMEM)."""
+    return _lupa().LuaMemoryError  # type: ignore[no-any-return]
+
+
 def _deny_attributes(obj: object, attr_name: object, is_setting: bool) -> object:
     raise AttributeError("Python attributes are not reachable from Lua")
 

@@ -197,3 +197,20 @@ def test_the_boot_reads_no_setting_and_a_booted_state_runs_one_game(make_game: C
     Engine(game, booted=booted)
     with pytest.raises(RuntimeError, match="runs one game only"):
         Engine(game, booted=booted)
+
+
+def test_a_memory_error_that_leaves_lua_ends_the_run_as_a_memory_abort(make_game: Callable[..., Path]) -> None:
+    """When the game's data still fills the limit after its handler ran out, the engine's own code can fail to
+    allocate outside every Lua handler, and lupa raises LuaMemoryError into the host (TapTap's voxel example does
+    this). The run ends as a memory abort, the report is read, and the game is never driven again."""
+    engine = Engine(make_game("frames = 0\nfunction Start() SubscribeToEvent('Update', function() "
+                              "frames = frames + 1 end) end"), SMALL)
+    engine.start()
+    engine.run_frames(2)
+    with engine._driving():   # what a failed allocation outside every handler raises
+        engine.runtime.execute("local t = {} for i = 1, 1e8 do t[i] = {i} end")
+    engine.run_frames(5)   # returns at once: the run is over
+    report = engine.report()
+    assert report.outcome == "memory"
+    assert report.frames == 2
+    assert report.errors[-1]["message"] == f"memory limit of {SMALL.memory_limit} bytes reached"

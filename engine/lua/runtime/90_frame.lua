@@ -95,6 +95,15 @@ function E.start(entry)
   end
 end
 
+-- The host caught Lua's memory error outside every handler (Engine._driving): the game's data still filled the
+-- limit when the engine's own code needed memory. The run ends as one whose handler ran out of memory.
+function E.memory_exhausted()
+  if not state.aborted then state.aborted = "memory" end
+  E.disarm_budget()
+  E.leave_game()
+  E.battery_running = false
+end
+
 -- Run fn(...) at the top level: returns true, or false after an abort (budget, memory) was recorded.
 function E.top(fn, ...)
   E.events_unwound()
