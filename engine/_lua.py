@@ -40,7 +40,7 @@ def _lupa() -> Any:
 
 def memory_error() -> type[BaseException]:
     """The exception lupa raises when a call into Lua ends in Lua's own memory error (LUA_ERRMEM)."""
-    return _lupa().LuaMemoryError  # type: ignore[no-any-return]
+    return _lupa().LuaMemoryError
 
 
 def _deny_attributes(obj: object, attr_name: object, is_setting: bool) -> object:
