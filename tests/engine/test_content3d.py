@@ -83,6 +83,43 @@ def test_get_vertex_is_live_and_commit_sets_the_bounding_box(engine: Any) -> Non
     assert got == [[0, 0, 0, 1, 1, 0], [0, 0, 0, 1, 1, 0], [0, 0, -2, 1, 3, 0]]
 
 
+def test_a_handed_out_vertex_changes_the_definition_not_the_committed_geometry(engine: Any) -> None:
+    """A vertex from GetVertex is the definition's own: a change shows in what is defined (the points a collision
+    shape reads, FillModel's bytes), while raycasts keep the committed triangles until the next Commit."""
+    got = lua(r"""
+    local scene, octree, node, g = tri_scene()
+    local v = g:GetVertex(0, 2)
+    v.position = Vector3(5, 0, 0)
+    v.normal = Vector3(0, 0, 1)
+    g:DefineNormal(Vector3(0, 1, 0))    -- the last vertex is the one handed out: it sees the change
+    local ray = Ray(Vector3(2, 0.2, -5), Vector3(0, 0, 1))   -- inside the moved triangle, outside the committed one
+    local before = octree:RaycastSingle(ray, RAY_TRIANGLE, 100, DRAWABLE_GEOMETRY)
+    g:Commit()
+    local after = octree:RaycastSingle(ray, RAY_TRIANGLE, 100, DRAWABLE_GEOMETRY)
+    return {v.normal.y, v.normal.z, g:GetVertex(0, 2) == v, before.node == nil, after.node == node}
+    """, engine)
+    assert got == [1, 0, True, True, True]
+
+
+def test_defined_vertices_are_held_compactly(engine: Any) -> None:
+    """A real game defines hundreds of thousands of vertices: each costs a few numbers, not a table and four
+    vectors (about 900 bytes each before)."""
+    per_vertex = lua(r"""
+    local g = Scene():CreateChild("G"):CreateComponent("CustomGeometry")
+    collectgarbage(); collectgarbage()
+    local before = collectgarbage("count")
+    g:BeginGeometry(0, TRIANGLE_LIST)
+    for i = 1, 30000 do
+      g:DefineVertex(Vector3(i, 0, 0)); g:DefineNormal(Vector3(0, 1, 0)); g:DefineTexCoord(Vector2(0, 1))
+      g:DefineColor(Color(1, 1, 1))
+    end
+    g:Commit()
+    collectgarbage(); collectgarbage()
+    return (collectgarbage("count") - before) * 1024 / 30000
+    """, engine)
+    assert 9 * 8 < per_vertex < 300
+
+
 def test_world_bounding_box_follows_the_node_and_its_parent(engine: Any) -> None:
     got = lua(r"""
     local scene, octree, node, g = tri_scene()

@@ -32,15 +32,117 @@ end
 local V3, V2, V4, COL = {"x", "y", "z", name = "Vector3"}, {"x", "y", name = "Vector2"},
   {"x", "y", "z", "w", name = "Vector4"}, {"r", "g", "b", "a", name = "Color"}
 
+-- A geometry's vertices are kept flat, as numbers in arrays (a real game defines hundreds of thousands: a table and
+-- four vectors per vertex held ten times the bytes): `p` the positions x,y,z,...; `nm`, `col`, `uv`, `tg` the
+-- normals, colours, texture coordinates and tangents, each made when a vertex first defines one (zeros for the
+-- vertices before). A vertex handed out by GetVertex becomes a CustomGeometryVertex of its own (`views[i]`), the
+-- truth for that vertex from then on, so changing its fields changes the definition. Commit shares the position
+-- array with the committed geometry (`shared`) until the next change copies it.
 local vertex_mt = class("CustomGeometryVertex").mt
-local function new_vertex(x, y, z)
-  return setmetatable({position = E.Vector3_new(x, y, z), normal = E.Vector3_new(0, 0, 0), color = 0,
-    texCoord = E.Vector2_new(0, 0), tangent = E.IMPL.Vector4.new(0, 0, 0, 0)}, vertex_mt)
+local function new_slot() return {prim = 0, n = 0, p = {}, material = nil} end
+local function zeros(arr, from, to) for k = from, to do arr[k] = 0 end end
+-- an optional array, made for the `n` vertices so far when first needed
+local function need(s, key, width)
+  local arr = s[key]
+  if arr == nil then
+    arr = {}
+    zeros(arr, 1, width * s.n)
+    s[key] = arr
+  end
+  return arr
+end
+local OPTIONAL = {{"nm", 3}, {"col", 1}, {"uv", 2}, {"tg", 4}}
+local function own_positions(s)
+  if s.shared then
+    local copy = {}
+    for k = 1, 3 * s.n do copy[k] = s.p[k] end
+    s.p, s.shared = copy, false
+  end
+  return s.p
+end
+local function push_vertex(s, x, y, z)
+  local p = own_positions(s)
+  local n = s.n + 1
+  p[3 * n - 2], p[3 * n - 1], p[3 * n] = x, y, z
+  for _, o in ipairs(OPTIONAL) do
+    local arr = s[o[1]]
+    if arr then zeros(arr, o[2] * (n - 1) + 1, o[2] * n) end
+  end
+  s.n = n
+end
+local function truncate(s, n)
+  local p = own_positions(s)
+  for k = 3 * s.n, 3 * n + 1, -1 do p[k] = nil end
+  for _, o in ipairs(OPTIONAL) do
+    local arr = s[o[1]]
+    if arr then for k = o[2] * s.n, o[2] * n + 1, -1 do arr[k] = nil end end
+  end
+  if s.views then for i = s.n, n + 1, -1 do s.views[i] = nil end end
+  s.n = n
+end
+-- vertex i's values (1-based), from its CustomGeometryVertex once one was handed out
+local function position(s, i)
+  local v = s.views and s.views[i]
+  if v then local q = v.position; return q.x, q.y, q.z end
+  local p, k = s.p, 3 * i
+  return p[k - 2], p[k - 1], p[k]
+end
+local function normal(s, i)
+  local v = s.views and s.views[i]
+  if v then local q = v.normal; return q.x, q.y, q.z end
+  local a, k = s.nm, 3 * i
+  if a == nil then return 0, 0, 0 end
+  return a[k - 2], a[k - 1], a[k]
+end
+local function color(s, i)
+  local v = s.views and s.views[i]
+  if v then return v.color end
+  return s.col and s.col[i] or 0
+end
+local function tex_coord(s, i)
+  local v = s.views and s.views[i]
+  if v then local q = v.texCoord; return q.x, q.y end
+  local a, k = s.uv, 2 * i
+  if a == nil then return 0, 0 end
+  return a[k - 1], a[k]
+end
+local function tangent(s, i)
+  local v = s.views and s.views[i]
+  if v then local q = v.tangent; return q.x, q.y, q.z, q.w end
+  local a, k = s.tg, 4 * i
+  if a == nil then return 0, 0, 0, 0 end
+  return a[k - 3], a[k - 2], a[k - 1], a[k]
+end
+local function view(s, i)
+  local views = s.views
+  if views == nil then views = {}; s.views = views end
+  local v = views[i]
+  if v == nil then
+    local tx, ty, tz, tw = tangent(s, i)
+    local u, w = tex_coord(s, i)
+    v = setmetatable({position = E.Vector3_new(position(s, i)), normal = E.Vector3_new(normal(s, i)),
+      color = color(s, i), texCoord = E.Vector2_new(u, w), tangent = E.IMPL.Vector4.new(tx, ty, tz, tw)}, vertex_mt)
+    views[i] = v
+  end
+  return v
+end
+-- an independent copy of a geometry's definition (Clone), every vertex as it is now
+local function copy_slot(s)
+  local out = new_slot()
+  out.prim, out.material = s.prim, s.material
+  for i = 1, s.n do push_vertex(out, position(s, i)) end
+  local nm, col, uv, tg = need(out, "nm", 3), need(out, "col", 1), need(out, "uv", 2), need(out, "tg", 4)
+  for i = 1, s.n do
+    nm[3 * i - 2], nm[3 * i - 1], nm[3 * i] = normal(s, i)
+    col[i] = color(s, i)
+    uv[2 * i - 1], uv[2 * i] = tex_coord(s, i)
+    tg[4 * i - 3], tg[4 * i - 2], tg[4 * i - 1], tg[4 * i] = tangent(s, i)
+  end
+  return out
 end
 
 local CG = class("CustomGeometry")
 local drawable = E.drawable_factory({})
-local function new_slot() return {prim = 0, verts = {}, material = nil} end
 E.COMPONENT_FACTORIES.CustomGeometry = function(c)
   drawable(c)
   c.slots = {new_slot()}
@@ -51,16 +153,7 @@ E.COMPONENT_FACTORIES.CustomGeometry = function(c)
   c.clone_into = function(src, dst)
     E.clone_drawable(src, dst)
     dst.slots = {}
-    for i, s in ipairs(src.slots) do
-      local verts = {}
-      for j, v in ipairs(s.verts) do
-        local w = new_vertex(v.position.x, v.position.y, v.position.z)
-        w.normal, w.color, w.texCoord, w.tangent = E.copy_math_value(v.normal), v.color, E.copy_math_value(v.texCoord),
-          E.copy_math_value(v.tangent)
-        verts[j] = w
-      end
-      dst.slots[i] = {prim = s.prim, verts = verts, material = s.material}
-    end
+    for i, s in ipairs(src.slots) do dst.slots[i] = copy_slot(s) end
   end
 end
 local function crec(self) return typed_comp_rec(self, "CustomGeometry") end
@@ -99,42 +192,62 @@ M.BeginGeometry = function(self, index, prim)
   c.geometry_index = index
   local s = current(c)
   if s == nil then return end
-  s.prim, s.verts = mfloor(prim or 0), {}
+  local fresh = new_slot()   -- the old vertices stay with whoever holds them (the committed copy, handed-out ones)
+  fresh.prim, fresh.material = mfloor(prim or 0), s.material
+  c.slots[index + 1] = fresh
   if index == 0 then c.element_mask = MASK_POSITION end
 end
 M.DefineVertex = function(self, p)
   local c = crec(self)
   vec(p, "DefineVertex", V3)
   local s = current(c)
-  if s then s.verts[#s.verts + 1] = new_vertex(p.x, p.y, p.z) end
+  if s then push_vertex(s, p.x, p.y, p.z) end
 end
+-- the geometry whose last vertex a Define* call sets, and that vertex's index (nothing when there is none)
 local function last(c)
   local s = current(c)
-  return s and s.verts[#s.verts]
+  if s == nil or s.n == 0 then return nil end
+  return s, s.n
 end
 M.DefineNormal = function(self, n)
   local c = crec(self)
   vec(n, "DefineNormal", V3)
-  local v = last(c)
-  if v then v.normal = E.Vector3_new(n.x, n.y, n.z); c.element_mask = c.element_mask | MASK_NORMAL end
+  local s, i = last(c)
+  if s == nil then return end
+  local a = need(s, "nm", 3)
+  a[3 * i - 2], a[3 * i - 1], a[3 * i] = n.x, n.y, n.z
+  if s.views and s.views[i] then s.views[i].normal = E.Vector3_new(n.x, n.y, n.z) end
+  c.element_mask = c.element_mask | MASK_NORMAL
 end
 M.DefineColor = function(self, col)
   local c = crec(self)
   vec(col, "DefineColor", COL)
-  local v = last(c)
-  if v then v.color = col:ToUInt(); c.element_mask = c.element_mask | MASK_COLOR end
+  local s, i = last(c)
+  if s == nil then return end
+  local u = col:ToUInt()
+  need(s, "col", 1)[i] = u
+  if s.views and s.views[i] then s.views[i].color = u end
+  c.element_mask = c.element_mask | MASK_COLOR
 end
 M.DefineTexCoord = function(self, t)
   local c = crec(self)
   vec(t, "DefineTexCoord", V2)
-  local v = last(c)
-  if v then v.texCoord = E.Vector2_new(t.x, t.y); c.element_mask = c.element_mask | MASK_TEXCOORD1 end
+  local s, i = last(c)
+  if s == nil then return end
+  local a = need(s, "uv", 2)
+  a[2 * i - 1], a[2 * i] = t.x, t.y
+  if s.views and s.views[i] then s.views[i].texCoord = E.Vector2_new(t.x, t.y) end
+  c.element_mask = c.element_mask | MASK_TEXCOORD1
 end
 M.DefineTangent = function(self, t)
   local c = crec(self)
   vec(t, "DefineTangent", V4)
-  local v = last(c)
-  if v then v.tangent = E.IMPL.Vector4.new(t.x, t.y, t.z, t.w); c.element_mask = c.element_mask | MASK_TANGENT end
+  local s, i = last(c)
+  if s == nil then return end
+  local a = need(s, "tg", 4)
+  a[4 * i - 3], a[4 * i - 2], a[4 * i - 1], a[4 * i] = t.x, t.y, t.z, t.w
+  if s.views and s.views[i] then s.views[i].tangent = E.IMPL.Vector4.new(t.x, t.y, t.z, t.w) end
+  c.element_mask = c.element_mask | MASK_TANGENT
 end
 M.DefineGeometry = function(self, index, prim, count, normals, colors, uvs, tangents)
   local c = crec(self)
@@ -145,8 +258,8 @@ M.DefineGeometry = function(self, index, prim, count, normals, colors, uvs, tang
   if s == nil then return end
   count = mmax(mfloor(num(count, "DefineGeometry", 3)), 0)
   s.prim = mfloor(prim or 0)
-  for i = #s.verts + 1, count do s.verts[i] = new_vertex(0, 0, 0) end
-  for i = #s.verts, count + 1, -1 do s.verts[i] = nil end
+  for _ = s.n + 1, count do push_vertex(s, 0, 0, 0) end
+  if count < s.n then truncate(s, count) end
   if index == 0 then c.element_mask = MASK_POSITION end
   if normals then c.element_mask = c.element_mask | MASK_NORMAL end
   if colors then c.element_mask = c.element_mask | MASK_COLOR end
@@ -158,20 +271,24 @@ M.Commit = function(self)
   local x0, y0, z0, x1, y1, z1 = INF, INF, INF, -INF, -INF, -INF
   local geoms, total = {}, 0
   for i, s in ipairs(c.slots) do
-    local pos = {}
-    for j, v in ipairs(s.verts) do
-      local p = v.position
-      local x, y, z = p.x, p.y, p.z
+    local pos = s.p
+    if s.views and next(s.views) ~= nil then   -- vertices handed out may have changed: the positions as they are
+      pos = {}
+      for j = 1, s.n do pos[3 * j - 2], pos[3 * j - 1], pos[3 * j] = position(s, j) end
+    else
+      s.shared = true   -- the committed geometry keeps this array until a change copies it (own_positions)
+    end
+    for k = 1, 3 * s.n, 3 do
+      local x, y, z = pos[k], pos[k + 1], pos[k + 2]
       if x < x0 then x0 = x end
       if y < y0 then y0 = y end
       if z < z0 then z0 = z end
       if x > x1 then x1 = x end
       if y > y1 then y1 = y end
       if z > z1 then z1 = z end
-      pos[3 * j - 2], pos[3 * j - 1], pos[3 * j] = x, y, z
     end
-    geoms[i] = {prim = s.prim, positions = pos, start = total, count = #s.verts}
-    total = total + #s.verts
+    geoms[i] = {prim = s.prim, positions = pos, start = total, count = s.n}
+    total = total + s.n
   end
   local bbox = nil
   if x0 ~= INF then bbox = {x0, y0, z0, x1, y1, z1} end
@@ -195,11 +312,14 @@ M.GetMaterial = function(self, index)
 end
 M.GetNumVertices = function(self, index)
   local s = crec(self).slots[(index or 0) + 1]
-  return s and #s.verts or 0
+  return s and s.n or 0
 end
 M.GetVertex = function(self, gi, vi)
   local s = crec(self).slots[(gi or 0) + 1]
-  return s and s.verts[(vi or 0) + 1]
+  local i = (vi or 0) + 1
+  if s == nil or i < 1 or i > s.n or mfloor(i) ~= i then return nil end
+  own_positions(s)   -- the vertex handed out may change: the committed geometry keeps its copy
+  return view(s, i)
 end
 -- FillModel: the committed vertices as a model, one vertex buffer in the committed format, a geometry per
 -- CustomGeometry geometry over its range, the bounding box.
@@ -215,15 +335,12 @@ M.FillModel = function(self, model)
   local parts = {}
   for i, s in ipairs(c.slots) do
     if com.geoms[i] then
-      for _, v in ipairs(s.verts) do
-        local p = v.position
-        local bytes = {spack("<fff", p.x, p.y, p.z)}
-        if mask & MASK_NORMAL ~= 0 then bytes[#bytes + 1] = spack("<fff", v.normal.x, v.normal.y, v.normal.z) end
-        if mask & MASK_COLOR ~= 0 then bytes[#bytes + 1] = spack("<I4", v.color & 0xffffffff) end
-        if mask & MASK_TEXCOORD1 ~= 0 then bytes[#bytes + 1] = spack("<ff", v.texCoord.x, v.texCoord.y) end
-        if mask & MASK_TANGENT ~= 0 then
-          bytes[#bytes + 1] = spack("<ffff", v.tangent.x, v.tangent.y, v.tangent.z, v.tangent.w)
-        end
+      for j = 1, s.n do
+        local bytes = {spack("<fff", position(s, j))}
+        if mask & MASK_NORMAL ~= 0 then bytes[#bytes + 1] = spack("<fff", normal(s, j)) end
+        if mask & MASK_COLOR ~= 0 then bytes[#bytes + 1] = spack("<I4", color(s, j) & 0xffffffff) end
+        if mask & MASK_TEXCOORD1 ~= 0 then bytes[#bytes + 1] = spack("<ff", tex_coord(s, j)) end
+        if mask & MASK_TANGENT ~= 0 then bytes[#bytes + 1] = spack("<ffff", tangent(s, j)) end
         parts[#parts + 1] = tconcat(bytes)
       end
     end
@@ -257,22 +374,16 @@ function E.custom_geometry_box(c) return c.committed.bbox end
 function E.custom_geometry_points(c)
   local out = {}
   for _, s in ipairs(c.slots) do
-    for _, v in ipairs(s.verts) do
-      local p = v.position
-      out[#out + 1], out[#out + 2], out[#out + 3] = p.x, p.y, p.z
+    for j = 1, s.n do
+      local k = #out
+      out[k + 1], out[k + 2], out[k + 3] = position(s, j)
     end
   end
   return out
 end
 function E.custom_geometry_triangles(c, source)
   if source == "defined" then
-    local out = {}
-    for _, s in ipairs(c.slots) do
-      for _, v in ipairs(s.verts) do
-        local p = v.position
-        out[#out + 1], out[#out + 2], out[#out + 3] = p.x, p.y, p.z
-      end
-    end
+    local out = E.custom_geometry_points(c)
     for k = #out, #out - (#out % 9) + 1, -1 do out[k] = nil end
     return out
   end
