@@ -83,7 +83,7 @@ def find_games(root: Path) -> list[Game]:
             games.append(Game(root, here))
             dirnames[:] = []   # a game's own files are not separate games
             continue
-        if here != root and is_loose_script(here / "main.lua") and (dirnames or len(filenames) > 1):
+        if is_loose_script(here / "main.lua") and (dirnames or len(filenames) > 1):
             games.append(Game(root, here, scripts_folder=True))
             dirnames[:] = []
             continue
