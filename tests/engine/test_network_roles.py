@@ -84,7 +84,8 @@ def test_latency_delays_every_message_by_its_frames(make_game: Callable[..., Pat
 
 MODES = """
 function Start()
-  mode = (IsServerMode() and "server" or "client") .. "/" .. tostring(IsNetworkMode())
+  mode = (IsServerMode() and "server" or "client") .. "/" .. tostring(IsNetworkMode()) .. "/" .. GetRuntimeMode()
+    .. "/" .. tostring(IsClientMode())
 end
 """
 
@@ -94,14 +95,14 @@ def test_is_server_mode_is_true_on_the_server_role_only(make_game: Callable[...,
     local h = harness
     h.start()
     requirement("R1", {}, function(check)
-      check.equal("server", h.global("mode"), "server/true")
-      check.equal("client", h.role("client1").global("mode"), "client/true")
+      check.equal("server", h.global("mode"), "server/true/server/false")
+      check.equal("client", h.role("client1").global("mode"), "client/true/client/true")
     end)
     """, clients=1)
-    assert checks(reqs) == {"server": "server/true", "client": "client/true"}
-    standalone = Engine(make_game(MODES))
+    assert checks(reqs) == {"server": "server/true/server/false", "client": "client/true/client/true"}
+    standalone = Engine(make_game(MODES))   # a standalone run is a client, UrhoX's only other runtime mode
     standalone.start()
-    assert standalone.E.harness["global"]("mode") == "client/false"
+    assert standalone.E.harness["global"]("mode") == "client/false/client/true"
 
 
 TYPED = """

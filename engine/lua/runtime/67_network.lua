@@ -37,7 +37,10 @@ local function is_client_role() return nstate.role ~= "" and nstate.role ~= "ser
 E.net_is_server_role, E.net_is_client_role = is_server_role, is_client_role
 FUNCTIONS.IsNetworkMode = function() return nstate.role ~= "" end
 FUNCTIONS.IsServerMode = function() return nstate.role == "server" end
-FUNCTIONS.IsClientMode = function() return is_client_role() end
+-- UrhoX's runtime mode is "server" or "client" (its annotations name no third): a standalone run is a client, as the
+-- dev kit's own fallback for binaries without the binding answers.
+FUNCTIONS.IsClientMode = function() return nstate.role ~= "server" end
+FUNCTIONS.GetRuntimeMode = function() return nstate.role == "server" and "server" or "client" end
 
 ----------------------------------------------------------------------------------------------------
 -- The transport: messages are codec bytes (67_netcodec.lua) as hex, addressed by role name
