@@ -7,10 +7,11 @@ meshes of (``Models/Mushroom.mdl``: each geometry's LOD levels as the positions 
 and the triangles' indices, the bounding box and the geometry centres). The particle and 2D animation samples need
 the stock effects (``Particle/*.xml``, ``Urho2D/*.pex``), Spriter animation sets (``Urho2D/**/*.scml``) and the
 sprite sheet one of them uses; render paths and post-process effects (``RenderPaths/*.xml``, ``PostProcess/*.xml``),
-whose commands and render targets a ``RenderPath`` holds as state; the Urho2D samples' Tiled maps (``Urho2D/**/*.tmx``
-and any ``.tsx`` tile set): each is kept as the elements and attributes the engine reads of it (and a tile layer's
-data text), written again as XML here (comments, layout and everything else of the files dropped). Nothing else of
-the files is kept:
+whose commands and render targets a ``RenderPath`` holds as state; the techniques (``Techniques/**/*.xml``: their
+passes' shaders, defines and render states, which a ``Technique`` holds as state); the Urho2D samples' Tiled maps
+(``Urho2D/**/*.tmx`` and any ``.tsx`` tile set): each is kept as the elements and attributes the engine reads of it
+(and a tile layer's data text), written again as XML here (comments, layout and everything else of the files
+dropped). Nothing else of the files is kept:
 
     python -m engine.data.make_stock /path/to/Urho3D.git            # a bare git directory
     python -m engine.data.make_stock /path/to/Urho3D --rev <commit>  # or a checkout
@@ -85,6 +86,12 @@ _RENDERPATH_ELEMENTS: _Elements = {
                 "vsdefines", "psdefines"),
     "output": ("index", "name", "face"), "parameter": ("name", "value"), "texture": ("unit", "name"),
 }
+# Techniques (60_technique.lua): the shaders, defines and render states a technique's passes declare.
+_TECHNIQUE_ELEMENTS: _Elements = {
+    "technique": ("vs", "ps", "vsdefines", "psdefines", "desktop"),
+    "pass": ("name", "desktop", "vs", "ps", "vsdefines", "psdefines", "vsexcludes", "psexcludes", "lighting", "blend",
+             "cull", "depthtest", "depthwrite", "alphatocoverage"),
+}
 # Tiled maps (TmxFile2D): "#text" keeps an element's text (a tile layer's CSV or base64 data).
 _TMX_ELEMENTS: _Elements = {
     "map": ("version", "orientation", "width", "height", "tilewidth", "tileheight"),
@@ -103,6 +110,7 @@ XML_FILES: tuple[tuple[re.Pattern[str], _Elements], ...] = (
     (re.compile(r"Urho2D/(.+/)?[^/]+\.scml"), _SCML_ELEMENTS),
     (re.compile(r"Urho2D/Orc/Orc\.xml"), _SHEET_ELEMENTS),
     (re.compile(r"Urho2D/(.+/)?[^/]+\.(tmx|tsx)"), _TMX_ELEMENTS),
+    (re.compile(r"Techniques/(.+/)?[^/]+\.xml"), _TECHNIQUE_ELEMENTS),
 )
 
 

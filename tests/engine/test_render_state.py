@@ -381,3 +381,18 @@ def test_zone_inside_is_in_node_space_and_light_derived_values(engine: Any) -> N
     assert got[6] == [True, 1.0]
     assert close(got[7], [10.0, 15.0, 10.0])
     assert close(got[8], [1.03663, 0.984088, 1.04973], 1e-4)
+
+
+def test_a_stock_technique_carries_its_passes() -> None:
+    """Urho3D's stock techniques load with their passes (engine/data/make_stock.py keeps the attributes a technique
+    reads): DiffNormal's light pass adds, tests depth equal and writes no depth; its depth pass has its own shaders."""
+    engine = new_engine("function Start() end", {})
+    engine.start()
+    out = lua("""
+    local t = cache:GetResource("Technique", "Techniques/DiffNormal.xml")
+    local light, depth, base = t:GetPass("light"), t:GetPass("depth"), t:GetPass("base")
+    return {t:GetNumPasses(), t:HasPass("litbase"), t:HasPass("litalpha"), light.blendMode == BLEND_ADD,
+            light.depthTestMode == CMP_EQUAL, light.depthWrite, light:GetPixelShaderDefines(),
+            depth:GetVertexShader(), base:GetVertexShader(), base:GetPixelShaderDefines()}
+    """, engine)
+    assert out == [8, True, False, True, True, False, "DIFFMAP NORMALMAP", "Depth", "LitSolid", "DIFFMAP "]
