@@ -252,26 +252,22 @@ local function split_range(c, near, far, fname)
   if far < near then far = near end
   return near, far
 end
-CM.GetSplitFrustum = function(self, near, far)
+-- the frustum between two view distances, in world space or (`view_space`) in the camera's own
+local function split_frustum(self, near, far, fname, view_space)
   local c = comp_rec(self)
-  near, far = split_range(c, near, far, "GetSplitFrustum")
+  near, far = split_range(c, near, far, fname)
   local f = new_frustum()
+  local world = not view_space and effective_world(c) or nil
   if c.custom_proj then
     f:DefineSplit(projection(c), near, far)
-    f:Transform(effective_world(c))
+    if world then f:Transform(world) end
     return f
   end
-  return define(f, c, near, far, effective_world(c))
+  return define(f, c, near, far, world)
 end
+CM.GetSplitFrustum = function(self, near, far) return split_frustum(self, near, far, "GetSplitFrustum", false) end
 CM.GetViewSpaceSplitFrustum = function(self, near, far)
-  local c = comp_rec(self)
-  near, far = split_range(c, near, far, "GetViewSpaceSplitFrustum")
-  local f = new_frustum()
-  if c.custom_proj then
-    f:DefineSplit(projection(c), near, far)
-    return f
-  end
-  return define(f, c, near, far, nil)
+  return split_frustum(self, near, far, "GetViewSpaceSplitFrustum", true)
 end
 -- the view-space frustum's first near and far corners, written into the two vectors passed (and returned)
 CM.GetFrustumSize = function(self, near, far)

@@ -616,20 +616,18 @@ IM.SavePNG = function(self, file_name)
   E.fs_write(path, data)
   return true
 end
-IM.SaveBMP = function(self, file_name)
-  local r = known(self, "SaveBMP")
-  local path = save_path(file_name, "SaveBMP")
-  if path == nil or not has_data(r) or too_big(r, "SaveBMP") then return false end
-  E.fs_write(path, bmp_bytes(r))
-  return true
+-- SaveBMP and SaveTGA: the image's bytes in that format, when it has pixels and is not too big to write
+local function save_as(fname, encode)
+  return function(self, file_name)
+    local r = known(self, fname)
+    local path = save_path(file_name, fname)
+    if path == nil or not has_data(r) or too_big(r, fname) then return false end
+    E.fs_write(path, encode(r))
+    return true
+  end
 end
-IM.SaveTGA = function(self, file_name)
-  local r = known(self, "SaveTGA")
-  local path = save_path(file_name, "SaveTGA")
-  if path == nil or not has_data(r) or too_big(r, "SaveTGA") then return false end
-  E.fs_write(path, tga_bytes(r))
-  return true
-end
+IM.SaveBMP = save_as("SaveBMP", bmp_bytes)
+IM.SaveTGA = save_as("SaveTGA", tga_bytes)
 -- One level (an image has no precomputed mip levels unless a texture made them), 32-bit RGBA only.
 IM.SaveDDS = function(self, file_name)
   local r = known(self, "SaveDDS")
