@@ -403,7 +403,9 @@ end
 -- CustomGeometry.  Positions, normals and UVs per vertex; triangles as a flat index list; groups.
 ----------------------------------------------------------------------------------------------------
 local PG = class("ProceduralGeometry")
-local function new_procedural(positions, normals, indices)
+-- uvs (u,v per vertex), groups ({start, count, material} index ranges, as three.js's) and prim (0 triangles, 1
+-- lines) are optional: the shape builders of 59_procedural_shapes.lua pass them.
+local function new_procedural(positions, normals, indices, uvs, groups, prim)
   local x0, y0, z0, x1, y1, z1 = INF, INF, INF, -INF, -INF, -INF
   for k = 1, #positions, 3 do
     local x, y, z = positions[k], positions[k + 1], positions[k + 2]
@@ -412,8 +414,9 @@ local function new_procedural(positions, normals, indices)
   end
   return E.new_object("ProceduralGeometry", {kind = "procedural", positions = positions, normals = normals,
     indices = indices, bbox = x0 ~= INF and {x0, y0, z0, x1, y1, z1} or nil, dynamic = false, shadowed = false,
-    tangents = false, convert_handedness = false})
+    tangents = false, convert_handedness = false, uvs = uvs, groups = groups, prim = prim or 0})
 end
+E.new_procedural = new_procedural
 local function prec(self)
   local r = REC[self]
   if r == nil or r.kind ~= "procedural" then error("invalid 'self' (a ProceduralGeometry was expected)", 3) end
@@ -426,7 +429,11 @@ PM.SetShadowed = function(self, v) prec(self).shadowed = v and true or false end
 PM.SetGenerateTangents = function(self, v) prec(self).tangents = v and true or false end
 PM.GetVertexCount = function(self) return #prec(self).positions // 3 end
 PM.GetIndexCount = function(self) return #prec(self).indices end
-PM.GetGroupCount = function(self) return #prec(self).positions > 0 and 1 or 0 end
+PM.GetGroupCount = function(self)
+  local r = prec(self)
+  if r.groups then return #r.groups end
+  return #r.positions > 0 and 1 or 0
+end
 PM.GetBoundingBox = function(self)
   local b = prec(self).bbox
   if b == nil then return E.IMPL.BoundingBox.new() end
@@ -441,29 +448,33 @@ PM.FillCustomGeometry = function(self, target)
   end
   local p = c.proxy
   M.SetNumGeometries(p, 1)
-  M.BeginGeometry(p, 0, 0)
-  local pos, nrm = r.positions, r.normals
+  M.BeginGeometry(p, 0, r.prim)
+  local pos, nrm, uv = r.positions, r.normals, r.uvs
   for _, i in ipairs(r.indices) do
     M.DefineVertex(p, E.Vector3_new(pos[3 * i + 1], pos[3 * i + 2], pos[3 * i + 3]))
     M.DefineNormal(p, E.Vector3_new(nrm[3 * i + 1], nrm[3 * i + 2], nrm[3 * i + 3]))
+    if uv then M.DefineTexCoord(p, E.Vector2_new(uv[2 * i + 1], uv[2 * i + 2])) end
   end
   M.Commit(p)
   return true
 end
--- ToModel: a Model with one geometry over an indexed triangle list (position and normal).
+-- ToModel: a Model over one indexed list (position, normal, and UV when the mesh has them), a geometry per group
+-- (one over every index when there are no groups).
 PM.ToModel = function(self)
   local r = prec(self)
   local model = E.IMPL.Model.new()
   local mr = REC[model]
   local parts = {}
   local n = #r.positions // 3
+  local uv = r.uvs
   for i = 0, n - 1 do
     parts[#parts + 1] = spack("<ffffff", r.positions[3 * i + 1], r.positions[3 * i + 2], r.positions[3 * i + 3],
       r.normals[3 * i + 1], r.normals[3 * i + 2], r.normals[3 * i + 3])
+    if uv then parts[#parts + 1] = spack("<ff", uv[2 * i + 1], uv[2 * i + 2]) end
   end
   local vb = E.new_vertex_buffer()
   local vr = REC[vb]
-  E.set_vertex_layout(vr, n, MASK_POSITION | MASK_NORMAL, r.dynamic)
+  E.set_vertex_layout(vr, n, MASK_POSITION | MASK_NORMAL | (uv and MASK_TEXCOORD1 or 0), r.dynamic)
   vr.data, vr.shadowed = tconcat(parts), true
   local ib = E.IMPL.IndexBuffer.new()
   local ir = REC[ib]
@@ -471,12 +482,16 @@ PM.ToModel = function(self)
   local ip = {}
   for i, x in ipairs(r.indices) do ip[i] = spack(large and "<I4" or "<I2", x) end
   ir.count, ir.size, ir.data, ir.shadowed = #r.indices, large and 4 or 2, tconcat(ip), true
-  local geom = E.new_geometry()
-  local gr = REC[geom]
-  gr.vbs[1], gr.ib, gr.prim, gr.index_start, gr.index_count, gr.vertex_start, gr.vertex_count =
-    vb, ib, 0, 0, #r.indices, 0, n
-  mr.geometries, mr.vertex_buffers, mr.index_buffers, mr.num_geometries = {{lods = {geom}, center = {0, 0, 0}}},
-    {vb}, {ib}, 1
+  local ranges = (r.groups and #r.groups > 0) and r.groups or {{0, #r.indices}}
+  local gs = {}
+  for k, g in ipairs(ranges) do
+    local geom = E.new_geometry()
+    local gr = REC[geom]
+    gr.vbs[1], gr.ib, gr.prim, gr.index_start, gr.index_count, gr.vertex_start, gr.vertex_count =
+      vb, ib, r.prim or 0, g[1], g[2], 0, n
+    gs[k] = {lods = {geom}, center = {0, 0, 0}}
+  end
+  mr.geometries, mr.vertex_buffers, mr.index_buffers, mr.num_geometries = gs, {vb}, {ib}, #gs
   mr.bbox = r.bbox and {r.bbox[1], r.bbox[2], r.bbox[3], r.bbox[4], r.bbox[5], r.bbox[6]}
   return model
 end
