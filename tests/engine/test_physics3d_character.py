@@ -114,8 +114,8 @@ function Start()
   ch.position = Vector3(0, 0.9, 0)
   ch:CreateComponent("CollisionShape"):SetCapsule(0.7, 1.8)
   hero = ch:CreateComponent("CharacterComponent")
-  hero.walkSpeed = 2
-  hero.runSpeed = 4
+  hero.walkSpeed = 2 / 60     -- distances per physics step: 2 and 4 m/s at 60 steps a second
+  hero.runSpeed = 4 / 60
   OUT.t = {}
   local frame = 0
   SubscribeToEvent("Update", function()   -- input before the frame's physics, as games set it
@@ -124,7 +124,8 @@ function Start()
     c:Set(1, frame > 10 and frame <= 70)             -- forward
     c:Set(8, frame > 70 and frame <= 100)            -- right
     c.yaw = 0
-    hero.enableWalkMode = frame > 40 and frame <= 70
+    hero.enableWalkMode = frame > 40 and frame <= 100
+    c:Set(CTRL_RUN, frame > 55 and frame <= 70)      -- run held in walk mode: running again
     c:Set(16, frame == 110 or frame == 111)          -- jump, held two steps
   end)
   SubscribeToEvent("PhysicsPostStep", function()
@@ -146,8 +147,10 @@ def test_the_component_runs_walks_and_turns_to_its_move(hero: Any) -> None:
     assert hero[5][3] is True and hero[5][5] is False      # standing
     assert hero[30][4] == pytest.approx(4.0, abs=0.01)     # running forward at runSpeed
     assert hero[30][9] == pytest.approx(4.0, abs=0.01)     # along its own forward
-    assert hero[60][4] == pytest.approx(2.0, abs=0.01)     # walk mode
+    assert hero[50][4] == pytest.approx(2.0, abs=0.01)     # walk mode
+    assert hero[65][4] == pytest.approx(4.0, abs=0.01)     # walk mode, run held
     assert hero[60][2] > 1.5 and abs(hero[60][0]) < 1e-6
+    assert hero[90][4] == pytest.approx(2.0, abs=0.01)     # walk mode, moving right
     assert hero[95][0] > 0.5 and hero[95][8] == pytest.approx(90.0, abs=1e-3)   # turned right, moving +X
     assert hero[105][5] is False
 

@@ -205,16 +205,21 @@ end
 
 ----------------------------------------------------------------------------------------------------
 -- CharacterComponent (UrhoX): the same controller driven by its `controls` each step.  Buttons as Urho3D's
--- character samples define them: 1 forward, 2 back, 4 left, 8 right, 16 jump; `controls.yaw` turns the moves
--- (degrees about Y).  On the ground the character moves at runSpeed (walkSpeed in walk mode); in the air it keeps
--- its speed, steering towards the input by airControlFactor per step up to airSpeedRatio x that speed, slowed by
--- airFriction per second.  autoRotateToMoveDir turns the node's yaw towards the move at rotationSpeed degrees per
--- second.  moveSpeed, localVelocityX/Y (right, forward in the node's frame), smoothMoveSpeed (moveSpeed smoothed
--- over a tenth of a second) and moveDirection (degrees, the move's angle from the node's forward) describe the
--- last step's horizontal motion.
+-- character samples define them (1 forward, 2 back, 4 left, 8 right, 16 jump) and 32 run, UrhoX's CTRL_* globals;
+-- `controls.yaw` turns the moves (degrees about Y).  walkSpeed and runSpeed are distances per physics step, as
+-- Bullet's walk direction takes them (TapTap's shooter example sets 0.025 and 0.1 and blends its animations at
+-- moveSpeed 1.5 and 6 m/s, at 60 steps a second); with enableWalkMode the character walks unless run is held, else
+-- it always runs.  In the air it keeps its speed, steering towards the input by airControlFactor per step up to
+-- airSpeedRatio x that speed, slowed by airFriction per second.  autoRotateToMoveDir turns the node's yaw towards
+-- the move at rotationSpeed degrees per second.  moveSpeed (m/s), localVelocityX/Y (right, forward in the node's
+-- frame), smoothMoveSpeed (moveSpeed smoothed over a tenth of a second) and moveDirection (degrees, the move's angle
+-- from the node's forward) describe the last step's horizontal motion.
 ----------------------------------------------------------------------------------------------------
-local CTRL_FORWARD, CTRL_BACK, CTRL_LEFT, CTRL_RIGHT, CTRL_JUMP = 1, 2, 4, 8, 16
+local CTRL_FORWARD, CTRL_BACK, CTRL_LEFT, CTRL_RIGHT, CTRL_JUMP, CTRL_RUN = 1, 2, 4, 8, 16, 32
 local MOVING_SPEED = 0.1
+-- the default speeds (UrhoX's WALK_SPEED and RUN_SPEED globals, engine/api/physics.api): per step, as TapTap's
+-- example sets them (1.5 and 6 m/s at 60 steps a second)
+local WALK_SPEED, RUN_SPEED = 0.025, 0.1
 
 local function char_pre_step(c, dt)
   if c.kid == nil or not (c.enabled and c.node and c.node.enabled) then return end
@@ -230,7 +235,8 @@ local function char_pre_step(c, dt)
   local len = sqrt(dx * dx + dz * dz)
   if len > 0 then dx, dz = dx / len, dz / len end
   c.input_dir = len > 0 and {dx, dz} or nil
-  local speed = c.walk_mode and c.walk_speed or c.run_speed
+  local running = not c.walk_mode or (buttons & CTRL_RUN) ~= 0
+  local speed = (running and c.run_speed or c.walk_speed) / dt   -- a distance per step, as m/s
   local grounded = call(B.character_get, wid, c.kid, "on_ground")
   local vx, vz = c.vel[1], c.vel[2]
   if grounded then
@@ -289,7 +295,7 @@ FACTORIES.CharacterComponent = function(c)
   c.controls = E.Controls_new()
   c.rotation_speed, c.auto_rotate = 720.0, true
   c.air_control, c.air_friction, c.air_speed_ratio = 0.1, 0.0, 1.0
-  c.walk_speed, c.run_speed, c.walk_mode = 2.0, 5.0, false
+  c.walk_speed, c.run_speed, c.walk_mode = WALK_SPEED, RUN_SPEED, false
   c.vel, c.move_speed, c.smooth_speed, c.local_x, c.local_y, c.move_direction = {0.0, 0.0}, 0.0, 0.0, 0.0, 0.0, 0.0
   c.jumping, c.jump_started, c.jump_held = false, false, false
   c.pre_step, c.post_step = char_pre_step, char_post_step
