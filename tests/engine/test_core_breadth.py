@@ -231,3 +231,29 @@ def test_log_message_event_without_recursion() -> None:
     assert lines[2][0].startswith("[") and lines[2][0].endswith("] INFO: stamped")
     messages = [e["message"] for e in engine.report().log]
     assert messages.count("inside handler") == 3
+
+
+def test_a_frame_renders_as_on_a_device_that_draws() -> None:
+    """After the updates, Engine::Render's events in order: BeginRendering, the views (EndAllViewsRender, where games
+    draw their NanoVG), NanoVGRender, the UI's PreRenderUI/PostPreRenderUI/PostRenderUI, EndRendering, EndFrame."""
+    engine = new_engine("""
+    order = {}
+    function Start()
+      for _, name in ipairs({"PostRenderUpdate", "BeginRendering", "BeginAllViewRender", "EndAllViewsRender",
+                             "NanoVGRender", "PreRenderUI", "PostPreRenderUI", "PostRenderUI", "EndRendering",
+                             "EndFrame"}) do
+        SubscribeToEvent(name, function() order[#order + 1] = name end)
+      end
+      vg = nvgCreate(1)
+      SubscribeToEvent("EndAllViewsRender", function()   -- replaces the handler above, as Urho3D does
+        order[#order + 1] = "EndAllViewsRender"
+        nvgBeginFrame(vg, 100, 100, 1); nvgBeginPath(vg); nvgRect(vg, 0, 0, 10, 10); nvgFill(vg); nvgEndFrame(vg)
+      end)
+    end
+    """, {})
+    engine.start()
+    engine.run_frames(1)
+    assert engine.report().outcome == "clean"
+    assert lua("return order", engine) == [
+        "PostRenderUpdate", "BeginRendering", "BeginAllViewRender", "EndAllViewsRender", "NanoVGRender",
+        "PreRenderUI", "PostPreRenderUI", "PostRenderUI", "EndRendering", "EndFrame"]

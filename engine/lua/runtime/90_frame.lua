@@ -47,7 +47,18 @@ function E.run_frame()
   if E.net_post_update then E.net_post_update(step) end
   E.send_event("RenderUpdate", {TimeStep = step})
   E.send_event("PostRenderUpdate", {TimeStep = step})
+  -- Engine::Render, as on a device that draws (a headless Urho3D skips it): Graphics::BeginFrame sends
+  -- BeginRendering, the renderer draws its views (UrhoX announces them with BeginAllViewRender) and sends
+  -- EndAllViewsRender, where games and TapTap's libraries draw their NanoVG; then NanoVG's own NanoVGRender; then
+  -- the UI renders (UrhoX's PreRenderUI, PostPreRenderUI, PostRenderUI); Graphics::EndFrame sends EndRendering.
+  E.send_event("BeginRendering", {})
+  E.send_event("BeginAllViewRender", {})
+  E.send_event("EndAllViewsRender", {})
   if E.render_hook then E.render_hook(step) end
+  E.send_event("PreRenderUI", {})
+  E.send_event("PostPreRenderUI", {})
+  E.send_event("PostRenderUI", {})
+  E.send_event("EndRendering", {})
   E.send_event("EndFrame", {})
 end
 
