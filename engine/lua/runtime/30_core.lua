@@ -104,7 +104,7 @@ function E.log(level, message)
   local line = LEVEL_NAMES[n] .. ": " .. tostring(message)
   if log_state.timestamps then line = "[" .. GLOBALS.time:GetTimeStamp() .. "] " .. line end
   in_log_event = true
-  local ok, err = pcall(E.send_event, "LogMessage", {Message = E.clip_text(line), Level = n})
+  local ok, err = pcall(function() E.send_event("LogMessage", {Message = E.clip_text(line), Level = n}) end)
   in_log_event = false
   if not ok then error(err, 0) end
 end
