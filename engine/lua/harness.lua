@@ -345,6 +345,11 @@ function h.resize(width, height)
   end
   E.queue_input({kind = "resize", width = width, height = height})
 end
+-- The player switches away from the game and back (a phone's home button, a call): at the next frame's input the
+-- game gets UrhoX's AppWillEnterBackground and AppDidEnterBackground, or AppWillEnterForeground and
+-- AppDidEnterForebackground. Frames keep running in between: the battery decides how long the game is away.
+function h.app_background() E.queue_input({kind = "app_background"}) end
+function h.app_foreground() E.queue_input({kind = "app_foreground"}) end
 ----------------------------------------------------------------------------------------------------
 -- Native UI (engine/lua/runtime/8x_ui*.lua): read-only live views of the engine's own UI records, found by
 -- name (depth-first from ui.root, then the modal root).  Positions are UI pixels on screen (the same as

@@ -257,3 +257,23 @@ def test_a_frame_renders_as_on_a_device_that_draws() -> None:
     assert lua("return order", engine) == [
         "PostRenderUpdate", "BeginRendering", "BeginAllViewRender", "EndAllViewsRender", "NanoVGRender",
         "PreRenderUI", "PostPreRenderUI", "PostRenderUI", "EndRendering", "EndFrame"]
+
+
+def test_the_battery_sends_the_game_to_the_background_and_back() -> None:
+    engine = new_engine("""
+    seen = {}
+    function Start()
+      for _, name in ipairs({"AppWillEnterBackground", "AppDidEnterBackground", "AppWillEnterForeground",
+                             "AppDidEnterForebackground"}) do
+        SubscribeToEvent(name, function() seen[#seen + 1] = name .. "@" .. time.frameNumber end)
+      end
+    end
+    """, {})
+    assert engine.run_battery("""
+    local h = harness
+    h.start(); h.run_frames(2)
+    h.app_background(); h.run_frames(3)
+    h.app_foreground(); h.run_frames(1)
+    """, "battery/main.lua")
+    assert lua("return seen", engine) == ["AppWillEnterBackground@3", "AppDidEnterBackground@3",
+                                          "AppWillEnterForeground@6", "AppDidEnterForebackground@6"]

@@ -171,6 +171,12 @@ function E.process_input()
       end
     elseif kind == "resize" then
       E.resize_screen(ev.width, ev.height)
+    elseif kind == "app_background" then   -- the player switched away (SDL's application events, UrhoX's names)
+      send("AppWillEnterBackground", {})
+      send("AppDidEnterBackground", {})
+    elseif kind == "app_foreground" then
+      send("AppWillEnterForeground", {})
+      send("AppDidEnterForebackground", {})   -- UrhoX's spelling of "AppDidEnterForeground"
     end
   end
   send("InputEnd", {})
