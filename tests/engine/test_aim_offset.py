@@ -22,7 +22,7 @@ end
 
 
 def angle_between(a: list[float], b: list[float]) -> float:
-    dot = abs(sum(x * y for x, y in zip(a, b)))
+    dot = abs(sum(x * y for x, y in zip(a, b, strict=True)))
     return math.degrees(2 * math.acos(min(1.0, dot)))
 
 

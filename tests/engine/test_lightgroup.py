@@ -39,9 +39,10 @@ def test_a_preset_loads_into_the_documented_structure(preset: str, brightness: f
     local sun = group:GetChild("Directional Light")
     local light = group:GetComponent("Light", true)
     local c = light.color
-    return {{loaded, group.name, group.numChildren, group:GetNumComponents(), zone.priority, zone.fogEnd > zone.fogStart,
-            sun:GetComponent("Light") == light, light.lightType == LIGHT_DIRECTIONAL, light.castShadows,
-            light.brightness, c.r, c.g, c.b, sun.direction.y < 0, group:GetComponent("Zone", true) == zone}}
+    return {{loaded, group.name, group.numChildren, group:GetNumComponents(), zone.priority,
+            zone.fogEnd > zone.fogStart, sun:GetComponent("Light") == light, light.lightType == LIGHT_DIRECTIONAL,
+            light.castShadows, light.brightness, c.r, c.g, c.b, sun.direction.y < 0,
+            group:GetComponent("Zone", true) == zone}}
     """, engine)
     assert out[:10] == [True, "LightGroup", 1, 1, -1, True, True, True, True, brightness]
     r, g, b = out[10:13]
@@ -61,8 +62,8 @@ def test_instantiate_xml_takes_a_presets_name_and_the_log_names_a_missing_one() 
     engine.start()
     out = lua("""
     local node = scene_:InstantiateXML("LightGroup/Dusk.xml", Vector3.ZERO, Quaternion.IDENTITY, LOCAL)
-    return {node:GetComponent("Light", true).brightness, node.ID >= 0x1000000, node:GetChild("Directional Light") ~= nil,
-            cache:GetResource("XMLFile", "LightGroup/Noon.xml") == nil}
+    return {node:GetComponent("Light", true).brightness, node.ID >= 0x1000000,
+            node:GetChild("Directional Light") ~= nil, cache:GetResource("XMLFile", "LightGroup/Noon.xml") == nil}
     """, engine)
     assert out == [5.0, True, True, True]
     assert [e["message"] for e in engine.report().log] == ["Could not find resource LightGroup/Noon.xml"]
@@ -85,7 +86,8 @@ def test_the_zones_documented_urhox_properties_have_their_defaults() -> None:
     out = lua("""
     local z = scene_:CreateComponent("Zone")
     local out = {z.fogDensity, z.autoExposureEnabled, z.vignetteEnabled, z.vignetteIntensity,
-                 z.ambientSource == AMBIENT_PREBAKED, z.ambientIntensity, z.sourceTexture == nil, z.vignetteTexture == nil}
+                 z.ambientSource == AMBIENT_PREBAKED, z.ambientIntensity, z.sourceTexture == nil,
+                 z.vignetteTexture == nil}
     z.fogDensity = 0.5; z.autoExposureEnabled = true; z:SetVignetteIntensity(2); z.ambientSource = AMBIENT_SKYBOX
     z.ambientIntensity = 1
     local back = {z:GetFogDensity(), z:GetAutoExposureEnabled(), z.vignetteIntensity, z.ambientSource == AMBIENT_SKYBOX,
