@@ -171,7 +171,7 @@ def test_memory_hog_is_killed_and_classified(docker_client: Any, image: str, tmp
 
 def test_sleep_past_the_time_limit_is_killed_and_classified(docker_client: Any, image: str, tmp_path: Path) -> None:
     result = sh(docker_client, image, tmp_path, "echo started > /workspace/left; sleep 60", time_limit=1)
-    assert result.outcome == "agent_timeout" and result.timed_out
+    assert result.outcome == "agent_timeout" and result.timed_out, result.detail
     assert result.wall_seconds < 15
     assert list(tmp_path.glob("ws-*/left")), "what the agent left is kept for grading"
 
