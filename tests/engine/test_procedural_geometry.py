@@ -259,3 +259,41 @@ def test_same_shapes_same_numbers_across_engines() -> None:
     """
     first = lua(PRELUDE + code)
     assert first == lua(PRELUDE + code)
+
+
+def test_a_loft_skins_its_sections_outward() -> None:
+    """LoftGeometry joins equal-length sections in order (closed sections repeat their first point for the seam);
+    its faces wind outward, so a ray from outside hits it and one from inside passes through."""
+    engine = new_engine("function Start() end", {})
+    engine.start()
+    got = lua("""
+    local function secs(turn)
+      local out = {}
+      for k, y in ipairs({0, 1, 2}) do
+        local s = {}
+        for side = 0, 3 do
+          local a = turn * side * math.pi / 2
+          s[#s + 1] = Vector3(math.cos(a), y, math.sin(a))
+        end
+        out[k] = s
+      end
+      return out
+    end
+    local results = {}
+    for _, turn in ipairs({1, -1}) do   -- either direction round the sections: still outward
+      local g = LoftGeometry(secs(turn), true)
+      local scene = Scene(); local octree = scene:CreateComponent("Octree")
+      scene:CreateChild("L"):CreateComponent("StaticModel").model = g:ToModel()
+      local outside = octree:RaycastSingle(Ray(Vector3(5, 0.5, 0), Vector3(-1, 0, 0)), RAY_TRIANGLE, 100,
+        DRAWABLE_GEOMETRY)
+      local inside = octree:RaycastSingle(Ray(Vector3(0, 0.5, 0), Vector3(1, 0, 0)), RAY_TRIANGLE, 100,
+        DRAWABLE_GEOMETRY)
+      results[#results + 1] = {g:GetVertexCount(), g:GetIndexCount(), outside.distance, inside.node == nil}
+    end
+    local open = LoftGeometry(secs(1), false)
+    results[#results + 1] = {open:GetVertexCount(), open:GetIndexCount()}
+    local ok, err = pcall(LoftGeometry, {{Vector3(0, 0, 0), Vector3(1, 0, 0)}, {Vector3(0, 1, 0)}})
+    results[#results + 1] = {ok, tostring(err):find("sections must match") ~= nil}
+    return results
+    """, engine)
+    assert got == [[15, 48, 4.0, True], [15, 48, 4.0, True], [12, 36], [False, True]]

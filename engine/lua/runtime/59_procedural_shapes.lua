@@ -983,3 +983,77 @@ FUNCTIONS.RoundedBoxGeometry = function(width, height, depth, n, radius)
   for g, grp in ipairs(unit.groups) do m.groups[g] = {grp[1], grp[2], grp[3]} end
   return finish(m, true)
 end
+
+----------------------------------------------------------------------------------------------------
+-- LoftGeometry (UrhoX's addon, not three.js's): a skin through cross-sections, each a list of Vector3 of one length,
+-- joined in order; with closedSections (the default) each section's last point joins its first. The coordinates are
+-- the game's, used as given. Faces wind outward (away from the sections' centroids, decided once for the whole skin);
+-- normals average the adjacent faces'; u runs along a section, v along the loft; no caps (none is documented).
+----------------------------------------------------------------------------------------------------
+FUNCTIONS.LoftGeometry = function(sections, closed)
+  local f = "LoftGeometry"
+  table_arg(sections, f, 1, "sections")
+  closed = opt_bool(closed, true)
+  local secs = {}
+  for i, s in ipairs(sections) do
+    secs[i] = vec3_list(s, f, 1)
+    if #secs[i] ~= #secs[1] then
+      E.raise_at_game(sformat("%s: section %d has %d points, section 1 has %d (sections must match)", f, i,
+        #secs[i], #secs[1]))
+    end
+  end
+  local ns, np = #secs, secs[1] and #secs[1] or 0
+  if ns < 2 or np < 2 then
+    E.log("WARNING", "LoftGeometry: fewer than two sections of two points: the mesh is empty")
+    return finish(mesh(), false)
+  end
+  local cols = closed and np + 1 or np   -- a closed section repeats its first point for the UV seam
+  budget(ns * cols, f)
+  local spans = closed and np or np - 1
+  local function point(i, j) return secs[i][(j - 1) % np + 1] end
+  -- each quad's (unnormalized) normal for the winding a, b, c: a = (i, j), b = (i, j + 1), c = (i + 1, j + 1)
+  local normals, outward = {}, 0.0
+  for i = 1, ns - 1 do
+    local ci = {0.0, 0.0, 0.0}
+    for _, sec in ipairs({secs[i], secs[i + 1]}) do
+      for _, q in ipairs(sec) do ci[1], ci[2], ci[3] = ci[1] + q[1], ci[2] + q[2], ci[3] + q[3] end
+    end
+    for k = 1, 3 do ci[k] = ci[k] / (2 * np) end
+    for j = 1, spans do
+      local a, b, c, d = point(i, j), point(i, j + 1), point(i + 1, j + 1), point(i + 1, j)
+      local nx, ny, nz = cross(b[1] - a[1], b[2] - a[2], b[3] - a[3], c[1] - a[1], c[2] - a[2], c[3] - a[3])
+      local mx, my, mz = cross(c[1] - a[1], c[2] - a[2], c[3] - a[3], d[1] - a[1], d[2] - a[2], d[3] - a[3])
+      nx, ny, nz = nx + mx, ny + my, nz + mz
+      normals[(i - 1) * spans + j] = {nx, ny, nz}
+      local qx, qy, qz = (a[1] + c[1]) / 2 - ci[1], (a[2] + c[2]) / 2 - ci[2], (a[3] + c[3]) / 2 - ci[3]
+      outward = outward + nx * qx + ny * qy + nz * qz
+    end
+  end
+  local flip = outward < 0
+  local m = mesh()
+  for i = 1, ns do
+    for j = 1, cols do
+      -- the vertex normal: the adjacent quads' (sections i - 1 and i, spans j - 1 and j, wrapping when closed)
+      local sx, sy, sz = 0.0, 0.0, 0.0
+      for _, qi in ipairs({i - 1, i}) do
+        for _, qj in ipairs({j - 1, j}) do
+          if closed then qj = (qj - 1) % np + 1 end
+          local q = qi >= 1 and qi <= ns - 1 and qj >= 1 and qj <= spans and normals[(qi - 1) * spans + qj]
+          if q then sx, sy, sz = sx + q[1], sy + q[2], sz + q[3] end
+        end
+      end
+      if flip then sx, sy, sz = -sx, -sy, -sz end
+      local nx, ny, nz = normalize(sx, sy, sz)
+      local p = point(i, j)
+      vert(m, p[1], p[2], p[3], nx, ny, nz, (j - 1) / (cols - 1), (i - 1) / (ns - 1))
+    end
+  end
+  for i = 0, ns - 2 do
+    for j = 0, spans - 1 do
+      local a, b = i * cols + j, i * cols + j + 1
+      local c, d = (i + 1) * cols + j + 1, (i + 1) * cols + j
+      if flip then tri(m, a, c, b); tri(m, a, d, c) else tri(m, a, b, c); tri(m, a, c, d) end
+    end
+  end
+  return finish(m, false)
+end
