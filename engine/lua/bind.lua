@@ -109,8 +109,10 @@ local function bind_class(name)
     mt.__newindex = function(t, k, v)
       local s = setters[k]
       if s ~= nil then return s(t, v) end
-      if getters[k] ~= nil then error(sformat("property '%s' of %s is read-only", k, name), 2) end
-      rawset(t, k, v)   -- like tolua's peer table: games may hang their own fields on engine objects
+      -- like tolua++'s peer table: games may hang their own fields on engine objects. A read-only property too:
+      -- tolua++ stores the value beside the object without a word (class_newindex_event), and the stored field then
+      -- hides the property when read, as tolua++ reads the peer table first.
+      rawset(t, k, v)
     end
   end
   for _, op in ipairs(sorted_keys(decl.operators)) do

@@ -93,7 +93,8 @@ def test_the_fixed_seed_set_ends_in_recorded_outcomes() -> None:
     # on its own: squeezed programs mostly end at the memory limit, the others mostly run clean or stop at an error.
     squeezed, others = sum(pressured.values()), sum(outcomes.values())
     assert squeezed > 10 and pressured.get("memory", 0) >= squeezed * 0.75
-    assert outcomes.get("clean", 0) > others * 0.5 and outcomes.get("lua_error", 0) > 10
+    # (assigning a read-only property stores a field, as tolua++ does, so fewer programs end in errors than before)
+    assert outcomes.get("clean", 0) > others * 0.5 and outcomes.get("lua_error", 0) > 5
 
 
 def test_fuzz_programs_give_the_same_evidence_twice() -> None:
