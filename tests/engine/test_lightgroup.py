@@ -95,3 +95,24 @@ def test_the_zones_documented_urhox_properties_have_their_defaults() -> None:
     return {out, back}
     """, engine)
     assert out == [[1.0, False, False, 1.0, True, 0.3, True, True], [0.5, True, 2, True, 1, 1.0]]
+
+
+def test_the_undocumented_urhox_rendering_extras_are_state() -> None:
+    """Bloom, SSR, SSGI, FXAA, volumetric lights...: UrhoX's extras with this engine's neutral defaults, set and read
+    back (nothing is drawn)."""
+    engine = new_engine(GAME, {})
+    engine.start()
+    out = lua("""
+    local z = scene_:CreateComponent("Zone")
+    local before = {z.bloomPlusEnabled, z.bloomMode == BLOOM_MODE_LEGACY, z:GetBloomUESize(2), z.ssrEnabled}
+    z.bloomPlusEnabled = true; z:SetBloomMode(BLOOM_MODE_UE); z:SetBloomUESize(2, 0.5)
+    z:SetBloomUETint(1, Color(1, 0, 0)); z.ambientColor = Color(0.2, 0.3, 0.4)
+    local l = scene_:CreateComponent("Light")
+    local light_before = {l.volumetricEnabled, l.punctualLight, l.outerConeAngle}
+    l.volumetricEnabled = true; l:SetOuterConeAngle(30); l:SetStatic(true)
+    return {before, {z.bloomPlusEnabled, z.bloomMode == BLOOM_MODE_UE, z:GetBloomUESize(2), z:GetBloomUETint(1).g,
+            z:GetAmbientStartColor().b}, light_before, {l.volumetricEnabled, l.outerConeAngle}}
+    """, engine)
+    assert out[0] == [False, True, 1.0, False]
+    assert out[1][:4] == [True, True, 0.5, 0.0] and abs(out[1][4] - 0.4) < 1e-6
+    assert out[2:] == [[False, True, 15.0], [True, 30]]
