@@ -116,3 +116,17 @@ def test_the_undocumented_urhox_rendering_extras_are_state() -> None:
     assert out[0] == [False, True, 1.0, False]
     assert out[1][:4] == [True, True, 0.5, 0.0] and abs(out[1][4] - 0.4) < 1e-6
     assert out[2:] == [[False, True, 15.0], [True, 30]]
+
+
+def test_the_renderers_volumetric_fog_settings_are_state() -> None:
+    engine = new_engine(GAME, {})
+    engine.start()
+    out = lua("""
+    local before = {renderer:GetVolumetricFogFroxelEnabled(), renderer:GetVolumetricFogGridSizeZ()}
+    renderer:SetVolumetricFogFroxelEnabled(true); renderer:SetVolumetricFogGridSizeZ(32)
+    renderer:SetVolumetricFogHistoryWeight(0.5)
+    local ok = pcall(renderer.SetVolumetricFogGridPixelSize, renderer, "x")
+    return {before, {renderer:GetVolumetricFogFroxelEnabled(), renderer:GetVolumetricFogGridSizeZ(),
+            renderer:GetVolumetricFogHistoryWeight()}, ok}
+    """, engine)
+    assert out == [[False, 64], [True, 32, 0.5], False]

@@ -60,3 +60,20 @@ E.COMPONENT_FACTORIES.Light = function(c)
   c.static_light = false
 end
 class("Light").methods.SetStatic = function(self, flag) E.comp_rec(self).static_light = flag and true or false end
+
+-- UrhoX's volumetric fog settings on the renderer (the census of real games counts the family among what they call):
+-- state with this engine's defaults (froxels off, an 8-pixel grid 64 slices deep, history weight 0.9, no debug view).
+local fog = {froxel = false, pixel_size = 8, size_z = 64, history = 0.9, debug = 0}
+local RM = class("Renderer").methods
+RM.SetVolumetricFogFroxelEnabled = function(_, v) fog.froxel = v and true or false end
+RM.GetVolumetricFogFroxelEnabled = function() return fog.froxel end
+RM.SetVolumetricFogGridPixelSize = function(_, v)
+  fog.pixel_size = math.max(1, E.tolua_int(v, "SetVolumetricFogGridPixelSize", 1))
+end
+RM.GetVolumetricFogGridPixelSize = function() return fog.pixel_size end
+RM.SetVolumetricFogGridSizeZ = function(_, v) fog.size_z = math.max(1, E.tolua_int(v, "SetVolumetricFogGridSizeZ", 1)) end
+RM.GetVolumetricFogGridSizeZ = function() return fog.size_z end
+RM.SetVolumetricFogHistoryWeight = function(_, v) fog.history = E.tolua_number(v, "SetVolumetricFogHistoryWeight", 1) end
+RM.GetVolumetricFogHistoryWeight = function() return fog.history end
+RM.SetVolumetricFogDebugMode = function(_, v) fog.debug = E.tolua_int(v, "SetVolumetricFogDebugMode", 1) end
+RM.GetVolumetricFogDebugMode = function() return fog.debug end
