@@ -130,3 +130,15 @@ def test_the_renderers_volumetric_fog_settings_are_state() -> None:
             renderer:GetVolumetricFogHistoryWeight()}, ok}
     """, engine)
     assert out == [[False, 64], [True, 32, 0.5], False]
+
+
+def test_a_local_fog_volume_is_state() -> None:
+    engine = new_engine(GAME, {})
+    engine.start()
+    out = lua("""
+    local f = scene_:CreateChild("Fog"):CreateComponent("LocalFogVolume")
+    local before = {f.radialExtinction, f.phaseG, f.albedo.g}
+    f.radialExtinction = 0.25; f:SetAlbedo(Color(0.5, 0.4, 0.3)); f.maxDrawDistance = 80
+    return {before, {f:GetRadialExtinction(), f.maxDrawDistance}, f:GetAlbedo().r}
+    """, engine)
+    assert out[:2] == [[1.0, 0.0, 1.0], [0.25, 80]] and abs(out[2] - 0.5) < 1e-6

@@ -71,9 +71,21 @@ RM.SetVolumetricFogGridPixelSize = function(_, v)
   fog.pixel_size = math.max(1, E.tolua_int(v, "SetVolumetricFogGridPixelSize", 1))
 end
 RM.GetVolumetricFogGridPixelSize = function() return fog.pixel_size end
-RM.SetVolumetricFogGridSizeZ = function(_, v) fog.size_z = math.max(1, E.tolua_int(v, "SetVolumetricFogGridSizeZ", 1)) end
+RM.SetVolumetricFogGridSizeZ = function(_, v)
+  fog.size_z = math.max(1, E.tolua_int(v, "SetVolumetricFogGridSizeZ", 1))
+end
 RM.GetVolumetricFogGridSizeZ = function() return fog.size_z end
-RM.SetVolumetricFogHistoryWeight = function(_, v) fog.history = E.tolua_number(v, "SetVolumetricFogHistoryWeight", 1) end
+RM.SetVolumetricFogHistoryWeight = function(_, v)
+  fog.history = E.tolua_number(v, "SetVolumetricFogHistoryWeight", 1)
+end
 RM.GetVolumetricFogHistoryWeight = function() return fog.history end
 RM.SetVolumetricFogDebugMode = function(_, v) fog.debug = E.tolua_int(v, "SetVolumetricFogDebugMode", 1) end
 RM.GetVolumetricFogDebugMode = function() return fog.debug end
+
+-- UrhoX's LocalFogVolume (a volume of fog around its node; the census of real games counts it): state with this
+-- engine's defaults (white albedo, no emission, extinction and falloff 1, isotropic phase, no draw distance limit).
+E.COMPONENT_FACTORIES.LocalFogVolume = E.simple_properties(class("LocalFogVolume"), {
+  Albedo = function() return E.IMPL.Color.new(1, 1, 1, 1) end,
+  Emissive = function() return E.IMPL.Color.new(0, 0, 0, 1) end,
+  RadialExtinction = 1.0, HeightExtinction = 1.0, HeightFalloff = 1.0, RadialFalloff = 1.0, PhaseG = 0.0,
+  MaxDrawDistance = 0.0})
