@@ -343,6 +343,22 @@ local function resample(r, u, v)
 end
 local function ratio(i, n) if n == 0 then return 0.0 / 0.0 end; return f32(i / n) end
 
+-- `src` stretched over w x h pixels, corner to corner, by bilinear reads: rows of pixel values (Urho3D's Resize and
+-- SetSubimage sample so, and shrinking skip the pixels between their samples)
+local function stretched(src, w, h)
+  local mask = MASKS[src.comps]
+  local rows = {}
+  for y = 0, h - 1 do
+    local v = src.height > 1 and ratio(y, h - 1) or 0.0
+    local line = {}
+    for x = 0, w - 1 do
+      local u = src.width > 1 and ratio(x, w - 1) or 0.0
+      line[x + 1] = resample(src, u, v) & mask
+    end
+    rows[y + 1] = line
+  end
+  return rows
+end
 IM.SetSubimage = function(self, image, rect)
   local r = known(self, "SetSubimage")
   if not E.is(image, "Image") then E.raise_at_game("bad argument #1 to 'SetSubimage' (Image expected)") end
@@ -372,17 +388,8 @@ IM.SetSubimage = function(self, image, rect)
     end
     return true
   end
-  -- a region of another size: the source stretched over it, corner to corner, by bilinear reads
-  local values = {}
-  for y = 0, h - 1 do
-    local v = src.height > 1 and ratio(y, h - 1) or 0.0
-    local line = {}
-    for x = 0, w - 1 do
-      local u = src.width > 1 and ratio(x, w - 1) or 0.0
-      line[x + 1] = resample(src, u, v) & MASKS[c]
-    end
-    values[y + 1] = line
-  end
+  -- a region of another size: the source stretched over it
+  local values = stretched(src, w, h)
   for y = 0, h - 1 do
     local row = writable_row(r, top + y + 1)
     local line = values[y + 1]
@@ -406,19 +413,9 @@ IM.Resize = function(self, width, height)
     E.log("ERROR", sformat("Resize: %dx%d is too large headless (limit %d pixels)", width, height, MAX_RESIZE_PIXELS))
     return false
   end
-  local c = r.comps
-  local rows = {}
-  for y = 0, height - 1 do
-    local v = r.height > 1 and ratio(y, height - 1) or 0.0
-    local row = {}
-    for x = 0, width - 1 do
-      local u = r.width > 1 and ratio(x, width - 1) or 0.0
-      row[x + 1] = resample(r, u, v) & MASKS[c]
-    end
-    rows[y + 1] = row
-  end
+  local rows = stretched(r, width, height)
   r.width, r.height, r.rows = width, height, rows
-  r.size = width * height * r.depth * c
+  r.size = width * height * r.depth * r.comps
   return true
 end
 

@@ -13,13 +13,15 @@ local COMMAND_STAY_TIME = 0.25
 
 local AC = class("AnimationController")
 
-local function model_of(c)
+-- The first component of a type on the node of component record `c` (its record), or nil.
+function E.sibling_component(c, type_name)
   if c.node == nil then return nil end
   for _, x in ipairs(c.node.components) do
-    if x.type_name == "AnimatedModel" then return x end
+    if x.type_name == type_name then return x end
   end
   return nil
 end
+local function model_of(c) return E.sibling_component(c, "AnimatedModel") end
 
 -- AnimationController::GetAnimationState(name or hash): the model's state, or one of the node states
 local function get_state(c, key)

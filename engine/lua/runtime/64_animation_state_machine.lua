@@ -791,20 +791,8 @@ end
 ----------------------------------------------------------------------------------------------------
 -- Playing
 ----------------------------------------------------------------------------------------------------
-local function controller_of(c)
-  if c.node == nil then return nil end
-  for _, x in ipairs(c.node.components) do
-    if x.type_name == "AnimationController" then return x end
-  end
-  return nil
-end
-local function model_of(c)
-  if c.node == nil then return nil end
-  for _, x in ipairs(c.node.components) do
-    if x.type_name == "AnimatedModel" then return x end
-  end
-  return nil
-end
+local function controller_of(c) return E.sibling_component(c, "AnimationController") end
+local function model_of(c) return E.sibling_component(c, "AnimatedModel") end
 
 -- an animation path resolved once per machine: {name = resource name, length} or false
 local function resolve(c, path)
