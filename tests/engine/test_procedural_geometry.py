@@ -297,3 +297,23 @@ def test_a_loft_skins_its_sections_outward() -> None:
     return results
     """, engine)
     assert got == [[15, 48, 4.0, True], [15, 48, 4.0, True], [12, 36], [False, True]]
+
+
+def test_line_geometries_trace_edges_and_box_grids() -> None:
+    """WireframeGeometry: every triangle edge once (a box: 12 edges and 6 face diagonals); EdgesGeometry: the edges
+    where faces turn by the threshold (a box: its 12 edges; a sphere's flat quads hide their diagonals; a higher
+    threshold keeps fewer); BoxLineGeometry: four lines round the box at each segment boundary; all LINE_LIST."""
+    engine = new_engine("function Start() end", {})
+    engine.start()
+    got = lua("""
+    local box, sphere = BoxGeometry(1, 1, 1), SphereGeometry(1, 8, 6)
+    local edges = EdgesGeometry(box)
+    local b = edges:GetBoundingBox()
+    local ok = pcall(WireframeGeometry, 5)
+    return {WireframeGeometry(box):GetVertexCount(), edges:GetVertexCount(), EdgesGeometry(sphere):GetVertexCount(),
+            EdgesGeometry(sphere, 40):GetVertexCount() < EdgesGeometry(sphere):GetVertexCount(),
+            BoxLineGeometry(1, 1, 1, 2, 2, 2):GetVertexCount(), BoxLineGeometry():GetVertexCount(),
+            edges:ToModel():GetGeometry(0, 0).primitiveType == LINE_LIST, b.min.x, b.max.y, ok}
+    """, engine)
+    # the sphere's edges: 8 meridians x 6 segments and 5 inner rings x 8, two vertices each
+    assert got == [36, 24, (48 + 40) * 2, True, 72, 8 * 6, True, -0.5, 0.5, False]

@@ -1057,3 +1057,132 @@ FUNCTIONS.LoftGeometry = function(sections, closed)
   end
   return finish(m, false)
 end
+
+----------------------------------------------------------------------------------------------------
+-- Line geometries (LINE_LIST, no normals or UVs): the lines of another geometry's triangles, or a box's grid.
+----------------------------------------------------------------------------------------------------
+local LINE_LIST = 1
+local function geometry_arg(g, fname)
+  local r = E.REC[g]
+  if r == nil or r.kind ~= "procedural" then
+    E.raise_at_game(sformat("bad argument #1 to '%s' (ProceduralGeometry expected, got %s)", fname, type(g)))
+  end
+  return r
+end
+-- the triangles of a geometry as index triples (0-based), group by group when it has groups (three.js's order)
+local function each_triangle(r, fn)
+  local idx = r.indices
+  local ranges = r.groups and #r.groups > 0 and r.groups or {{0, #idx}}
+  for _, g in ipairs(ranges) do
+    for k = g[1] + 1, mmin(g[1] + g[2], #idx) - 2, 3 do fn(idx[k], idx[k + 1], idx[k + 2]) end
+  end
+end
+local function lines(points)
+  local idx, nm = {}, {}
+  for i = 1, #points // 3 do idx[i] = i - 1 end
+  for k = 1, #points do nm[k] = 0.0 end
+  return new_procedural(points, nm, idx, nil, nil, LINE_LIST)
+end
+
+-- WireframeGeometry(geometry): every edge of its triangles once, edges being equal when their ends are (either way).
+FUNCTIONS.WireframeGeometry = function(geometry)
+  local r = geometry_arg(geometry, "WireframeGeometry")
+  local p, seen, out = r.positions, {}, {}
+  -- (+ 0.0 turns -0 into 0: the two are one position, as JavaScript's number-to-string makes them)
+  local function key(i)
+    return sformat("%.17g,%.17g,%.17g", p[3 * i + 1] + 0.0, p[3 * i + 2] + 0.0, p[3 * i + 3] + 0.0)
+  end
+  each_triangle(r, function(a, b, c)
+    for _, e in ipairs({{a, b}, {b, c}, {c, a}}) do
+      local ka, kb = key(e[1]), key(e[2])
+      local k = ka < kb and ka .. "|" .. kb or kb .. "|" .. ka
+      if not seen[k] then
+        seen[k] = true
+        local n = #out
+        for j, i in ipairs(e) do
+          out[n + 3 * j - 2], out[n + 3 * j - 1], out[n + 3 * j] = p[3 * i + 1], p[3 * i + 2], p[3 * i + 3]
+        end
+      end
+    end
+  end)
+  return lines(out)
+end
+
+-- EdgesGeometry(geometry, thresholdAngle = 1): the edges where the two faces meeting there turn by at least the
+-- threshold (degrees), and the edges of one face only; positions compared to four decimals, degenerate triangles
+-- skipped, as three.js's EdgesGeometry does.
+FUNCTIONS.EdgesGeometry = function(geometry, threshold)
+  local r = geometry_arg(geometry, "EdgesGeometry")
+  threshold = opt_num(threshold, 1, "EdgesGeometry", 2)
+  local limit = cos(threshold * PI / 180)
+  local p = r.positions
+  local function key(i)
+    return sformat("%d,%d,%d", mfloor(p[3 * i + 1] * 1e4 + 0.5), mfloor(p[3 * i + 2] * 1e4 + 0.5),
+      mfloor(p[3 * i + 3] * 1e4 + 0.5))
+  end
+  local out, open, order = {}, {}, {}
+  local function push(i, j)
+    local n = #out
+    out[n + 1], out[n + 2], out[n + 3] = p[3 * i + 1], p[3 * i + 2], p[3 * i + 3]
+    out[n + 4], out[n + 5], out[n + 6] = p[3 * j + 1], p[3 * j + 2], p[3 * j + 3]
+  end
+  each_triangle(r, function(a, b, c)
+    local v = {a, b, c}
+    local keys = {key(a), key(b), key(c)}
+    if keys[1] == keys[2] or keys[2] == keys[3] or keys[3] == keys[1] then return end
+    local function at(i) return p[3 * i + 1], p[3 * i + 2], p[3 * i + 3] end
+    local ax, ay, az = at(a)
+    local bx, by, bz = at(b)
+    local cx, cy, cz = at(c)
+    local nx, ny, nz = normalize(cross(cx - bx, cy - by, cz - bz, ax - bx, ay - by, az - bz))
+    for j = 1, 3 do
+      local k = j % 3 + 1
+      local here, back = keys[j] .. "_" .. keys[k], keys[k] .. "_" .. keys[j]
+      local other = open[back]
+      if other then
+        if nx * other.n[1] + ny * other.n[2] + nz * other.n[3] <= limit then push(v[j], v[k]) end
+        open[back] = false
+      elseif other == nil and open[here] == nil then
+        open[here] = {i0 = v[j], i1 = v[k], n = {nx, ny, nz}}
+        order[#order + 1] = here
+      end
+    end
+  end)
+  for _, k in ipairs(order) do
+    local e = open[k]
+    if e then push(e.i0, e.i1) end
+  end
+  return lines(out)
+end
+
+-- BoxLineGeometry(width, height, depth, segments...) (three.js's addon): at each segment boundary along each axis, the
+-- four lines round the box there.
+FUNCTIONS.BoxLineGeometry = function(width, height, depth, ws, hs, ds)
+  local f = "BoxLineGeometry"
+  width, height, depth = opt_num(width, 1, f, 1), opt_num(height, 1, f, 2), opt_num(depth, 1, f, 3)
+  ws, hs, ds = segs(ws, 1, f, 4), segs(hs, 1, f, 5), segs(ds, 1, f, 6)
+  budget(8 * (ws + hs + ds + 3), f)
+  local w2, h2, d2 = width / 2, height / 2, depth / 2
+  local out = {}
+  local function seg(a, b)
+    local n = #out
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5], out[n + 6] = a[1], a[2], a[3], b[1], b[2], b[3]
+  end
+  local function ring(corners)
+    for i = 1, 4 do seg(corners[i], corners[i % 4 + 1]) end
+  end
+  for i = 0, ws do
+    local x = -w2 + i * width / ws
+    ring({{x, -h2, -d2}, {x, h2, -d2}, {x, h2, d2}, {x, -h2, d2}})
+  end
+  for i = 0, hs do
+    local y = -h2 + i * height / hs
+    ring({{-w2, y, -d2}, {w2, y, -d2}, {w2, y, d2}, {-w2, y, d2}})
+  end
+  for i = 0, ds do
+    local z = -d2 + i * depth / ds
+    ring({{-w2, -h2, z}, {-w2, h2, z}, {w2, h2, z}, {w2, -h2, z}})
+  end
+  for k = 3, #out, 3 do out[k] = 0.0 - out[k] end   -- mirrored as the other parametric shapes
+  return lines(out)
+end
