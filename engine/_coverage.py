@@ -11,15 +11,21 @@ from ._engine import Engine, to_python
 from ._lua import RUNTIME_DIR
 
 # An event counts as sent where its name is a literal argument (first to third) of a call to a sender: a function
-# whose name says send or emit, or the scene's own scene_event. Helpers that send must be named so.
-_SENT = re.compile(r'(?:\w*(?:send|emit)\w*|scene_event)\(\s*(?:[\w.\[\]]+\s*,\s*){0,2}"([A-Za-z0-9]+)"')
+# whose name says send or emit, or the scene's own scene_event. Helpers that send must be named so; one that sends
+# two events names both, e.g. send_pair(a, "CrowdAgentFailure", "CrowdAgentNodeFailure", fields).
+_SENDER_CALL = re.compile(r'(?:\w*(?:send|emit)\w*|scene_event)\(([^()]*)')
+_LITERAL = re.compile(r'\s*"([A-Za-z0-9]+)"\s*$')
 
 
 def events_sent() -> set[str]:
     """Event names the runtime sends (a static scan of engine/lua/runtime)."""
     names: set[str] = set()
     for path in RUNTIME_DIR.glob("*.lua"):
-        names.update(_SENT.findall(path.read_text()))
+        for args in _SENDER_CALL.findall(path.read_text()):
+            for arg in args.split(",")[:3]:
+                literal = _LITERAL.match(arg)
+                if literal:
+                    names.add(literal.group(1))
     return names
 
 

@@ -222,23 +222,10 @@ end
 -- An agent's events go to the crowd manager's subscribers, then to its node's (Urho3D's Node* twins); false when a
 -- handler removed the agent.
 local function gone(a) return a.removed or a.node == nil or a.node.removed end
--- Each sender names both events in its E.send_event calls (the coverage count reads the names there).
-local function send_failure(a, fields)
-  E.send_event("CrowdAgentFailure", fields, a.manager.proxy)
+local function send_pair(a, manager_event, node_event, fields)
+  E.send_event(manager_event, fields, a.manager.proxy)
   if gone(a) then return false end
-  E.send_event("CrowdAgentNodeFailure", fields, a.node.proxy)
-  return not gone(a)
-end
-local function send_state_changed(a, fields)
-  E.send_event("CrowdAgentStateChanged", fields, a.manager.proxy)
-  if gone(a) then return false end
-  E.send_event("CrowdAgentNodeStateChanged", fields, a.node.proxy)
-  return not gone(a)
-end
-local function send_reposition(a, fields)
-  E.send_event("CrowdAgentReposition", fields, a.manager.proxy)
-  if gone(a) then return false end
-  E.send_event("CrowdAgentNodeReposition", fields, a.node.proxy)
+  E.send_event(node_event, fields, a.node.proxy)
   return not gone(a)
 end
 
@@ -301,7 +288,7 @@ function add_to_crowd(a, force)
   apply_attributes(a)
   a.prev_agent_state, a.prev_target_state = agent_state(a), target_state(a)
   if a.prev_agent_state == STATE_INVALID then
-    if not send_failure(a, state_fields(a)) then return a.crowd_id or -1 end
+    if not send_pair(a, "CrowdAgentFailure", "CrowdAgentNodeFailure", state_fields(a)) then return a.crowd_id or -1 end
     a.prev_agent_state, a.prev_target_state = agent_state(a), target_state(a)
   end
   a.prev_pos = {world_pos(a)}
@@ -529,13 +516,13 @@ local function report(a, dt)
     end
     local fields = {Node = a.node.proxy, CrowdAgent = a.proxy, Position = v3(x, y, z),
       Velocity = v3(ag.vx, ag.vy, ag.vz), Arrived = has_arrived(a), TimeStep = dt}
-    if not send_reposition(a, fields) then return end
+    if not send_pair(a, "CrowdAgentReposition", "CrowdAgentNodeReposition", fields) then return end
   end
   local ts, st = target_state(a), agent_state(a)
   if st ~= a.prev_agent_state or ts ~= a.prev_target_state then
-    if not send_state_changed(a, state_fields(a)) then return end
+    if not send_pair(a, "CrowdAgentStateChanged", "CrowdAgentNodeStateChanged", state_fields(a)) then return end
     if st == STATE_INVALID or ts == TARGET_FAILED then
-      if not send_failure(a, state_fields(a)) then return end
+      if not send_pair(a, "CrowdAgentFailure", "CrowdAgentNodeFailure", state_fields(a)) then return end
     end
     a.prev_agent_state, a.prev_target_state = agent_state(a), target_state(a)
   end
