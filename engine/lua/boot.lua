@@ -153,6 +153,20 @@ function E.raise_at_game(msg)
   end
   error(msg, level)
 end
+-- A game's argument of the wrong type, in tolua's words ("bad argument #2 to 'F' (number expected, got nil)").
+function E.arg_error(n, fname, expected, v)
+  E.raise_at_game(sformat("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, type(v)))
+end
+-- A number, or the game's error (no conversion from strings, unlike E.tolua_number).
+function E.number_arg(v, fname, n)
+  if type(v) ~= "number" then E.arg_error(n, fname, "number", v) end
+  return v
+end
+-- A value of engine class `class_name`, or the game's error.
+function E.class_arg(v, class_name, fname, n)
+  if not E.is(v, class_name) then E.arg_error(n, fname, class_name, v) end
+  return v
+end
 
 -- Errors: record with message, traceback and frame.
 local function is_memory_error(err)

@@ -40,9 +40,7 @@ local BT_STATIC, BT_KINEMATIC, BT_DYNAMIC = 0, 1, 2
 local M_MAX_UNSIGNED = 0xFFFFFFFF
 local MAX_ITERATIONS = 1000   -- Box2D solver iterations per step at most (Urho2D's defaults: 8 and 3)
 
-local function arg_error(n, fname, expected, v)
-  E.raise_at_game(sformat("bad argument #%d to '%s' (%s expected, got %s)", n, fname, expected, type(v)))
-end
+local arg_error = E.arg_error
 local function num(v, fname, n)
   if type(v) ~= "number" then arg_error(n or 1, fname, "number", v) end
   return v

@@ -1065,7 +1065,7 @@ local LINE_LIST = 1
 local function geometry_arg(g, fname)
   local r = E.REC[g]
   if r == nil or r.kind ~= "procedural" then
-    E.raise_at_game(sformat("bad argument #1 to '%s' (ProceduralGeometry expected, got %s)", fname, type(g)))
+    E.arg_error(1, fname, "ProceduralGeometry", g)
   end
   return r
 end

@@ -238,12 +238,7 @@ local function bilinear(r, x, y, z)
   local xf, yf = f32(x - xi), f32(y - yi)
   return lerp4_rows(r, xi, yi, z, xf, yf)
 end
-local function num_arg(v, what, i)
-  if type(v) ~= "number" then
-    E.raise_at_game(sformat("bad argument #%d to '%s' (number expected, got %s)", i, what, type(v)))
-  end
-  return v
-end
+local num_arg = E.number_arg
 IM.GetPixelBilinear = function(self, x, y)
   local r = known(self, "GetPixelBilinear")
   return E.Color_new(bilinear(r, num_arg(x, "GetPixelBilinear", 1), num_arg(y, "GetPixelBilinear", 2), 0))

@@ -21,24 +21,9 @@ E.NAV = NAV
 ----------------------------------------------------------------------------------------------------
 -- Arguments
 ----------------------------------------------------------------------------------------------------
-local function vec3(v, fname, n)
-  if not E.is(v, "Vector3") then
-    E.raise_at_game(sformat("bad argument #%d to '%s' (Vector3 expected, got %s)", n, fname, type(v)))
-  end
-  return v
-end
-local function number(v, fname, n)
-  if type(v) ~= "number" then
-    E.raise_at_game(sformat("bad argument #%d to '%s' (number expected, got %s)", n, fname, type(v)))
-  end
-  return v
-end
-local function ivec2(v, fname, n)
-  if not E.is(v, "IntVector2") then
-    E.raise_at_game(sformat("bad argument #%d to '%s' (IntVector2 expected, got %s)", n, fname, type(v)))
-  end
-  return v
-end
+local function vec3(v, fname, n) return E.class_arg(v, "Vector3", fname, n) end
+local number = E.number_arg
+local function ivec2(v, fname, n) return E.class_arg(v, "IntVector2", fname, n) end
 local function extents_of(v, fname, n)
   if v == nil then return 1.0, 1.0, 1.0 end
   vec3(v, fname, n)

@@ -712,7 +712,7 @@ local function node_arg(node, fname, n)
   if node == nil then return nil end
   local r = REC[node]
   if r == nil or r.kind ~= "node" then
-    E.raise_at_game(sformat("bad argument #%d to '%s' (Node expected, got %s)", n, fname, type(node)))
+    E.arg_error(n, fname, "Node", node)
   end
   return r
 end
