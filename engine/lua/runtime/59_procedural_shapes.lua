@@ -56,28 +56,24 @@ local function table_arg(v, fname, n, what)
   end
   return v
 end
-local function vec2_list(v, fname, n)
-  table_arg(v, fname, n, "Vector2")
+-- a list of points with the given fields, as {x, y[, z]} triples of numbers
+local function point_list(v, fname, n, what, fields)
+  table_arg(v, fname, n, what)
   local out = {}
   for i, p in ipairs(v) do
-    if type(p) ~= "table" or type(p.x) ~= "number" or type(p.y) ~= "number" then
-      E.raise_at_game(sformat("bad argument #%d to '%s' (point %d is not a Vector2)", n, fname, i))
+    local q = {}
+    for k, field in ipairs(fields) do
+      q[k] = type(p) == "table" and p[field] or nil
+      if type(q[k]) ~= "number" then
+        E.raise_at_game(sformat("bad argument #%d to '%s' (point %d is not a %s)", n, fname, i, what))
+      end
     end
-    out[i] = {p.x, p.y}
+    out[i] = q
   end
   return out
 end
-local function vec3_list(v, fname, n)
-  table_arg(v, fname, n, "Vector3")
-  local out = {}
-  for i, p in ipairs(v) do
-    if type(p) ~= "table" or type(p.x) ~= "number" or type(p.y) ~= "number" or type(p.z) ~= "number" then
-      E.raise_at_game(sformat("bad argument #%d to '%s' (point %d is not a Vector3)", n, fname, i))
-    end
-    out[i] = {p.x, p.y, p.z}
-  end
-  return out
-end
+local function vec2_list(v, fname, n) return point_list(v, fname, n, "Vector2", {"x", "y"}) end
+local function vec3_list(v, fname, n) return point_list(v, fname, n, "Vector3", {"x", "y", "z"}) end
 
 ----------------------------------------------------------------------------------------------------
 -- Mesh under construction: flat positions, normals, UVs (three.js's numbers), 0-based indices, groups
