@@ -1,15 +1,13 @@
+-- UrhoX's rendering additions to Urho3D, as state (nothing is drawn): the Zone properties TapTap documents, the
+-- Zone and Light extras it does not, the renderer's volumetric fog settings and LocalFogVolume.
+--
 -- UrhoX's own Zone properties that TapTap's rendering guide documents, with the defaults it gives: the depth fog's
 -- density (1: 0 turns the depth fog off), auto exposure and the vignette (off; the vignette's intensity 1), the
 -- ambient light's source (AMBIENT_PREBAKED) and intensity (0.3), and the source and vignette textures (none).
 -- Nothing is drawn: they are state a game sets and reads back (56_render.lua keeps the rest of the Zone).
-local base = E.COMPONENT_FACTORIES.Zone
 local urhox = E.simple_properties(class("Zone"), {FogDensity = 1.0, AutoExposureEnabled = false,
   VignetteEnabled = false, VignetteIntensity = 1.0, AmbientSource = 0, AmbientIntensity = 0.3,
   SourceTexture = function() return nil end, VignetteTexture = function() return nil end})
-E.COMPONENT_FACTORIES.Zone = function(c)
-  base(c)
-  urhox(c)
-end
 
 -- UrhoX's rendering extras on Zone and Light that nothing documents here (bloom and its modes, SSR, SSGI, FXAA, the
 -- tonemap LUT; volumetric and physical light parameters): state a game sets and reads back, with this engine's
@@ -18,9 +16,10 @@ local zone_extras = E.simple_properties(class("Zone"), {BloomMode = 0, BloomPlus
   BloomPlusIntensity = 1.0, BloomThreshold = 1.0, BloomWeight = 1.0, BloomUEIntensity = 1.0, BloomUEThreshold = 1.0,
   BloomUESizeScale = 1.0, FXAAEnabled = false, SSGIEnabled = false, SSGIIntensity = 1.0, SSGIQuality = 1,
   SSREnabled = false, TonemapLUTEnabled = false})
-local with_urhox = E.COMPONENT_FACTORIES.Zone
+local base_zone = E.COMPONENT_FACTORIES.Zone
 E.COMPONENT_FACTORIES.Zone = function(c)
-  with_urhox(c)
+  base_zone(c)
+  urhox(c)
   zone_extras(c)
   c.bloom_ue_sizes, c.bloom_ue_tints = {}, {}
 end
