@@ -114,7 +114,8 @@ def run_game(game: Game, seconds: float, lib_dirs: Sequence[str] = ()) -> dict[s
                 (game_dir / "scripts").mkdir(parents=True)
                 shutil.copyfile(game.path, game_dir / ENTRY)
             else:
-                shutil.copytree(game.path, game_dir / "scripts", symlinks=True)   # links stay links: the engine judges them
+                # links stay links: the engine judges them as in any game folder
+                shutil.copytree(game.path, game_dir / "scripts", symlinks=True)
             replacements.append((str(game_dir), game.label))
             replacements.append((tmp, "<tmp>"))
         replacements.append((str(game.path.resolve()), game.label))
